@@ -1,0 +1,1 @@
+"""Game-agnostic core: options, games and positions, outcomes, errors, registry, records."""

@@ -1,0 +1,47 @@
+"""Small readers shared by the position-string parsers: each names the field it reads,
+so an error says which part of which string was wrong and what it should look like."""
+
+from __future__ import annotations
+
+from boardlab.core.errors import InvalidNotationError
+
+
+def split_fields(text: str, names: tuple[str, ...], game: str) -> list[str]:
+    """The space-separated fields of a position string, exactly ``len(names)`` of them."""
+    fields = text.split()
+    if len(fields) != len(names):
+        raise InvalidNotationError(
+            f"malformed {game} position string {text!r}: expected {len(names)} fields "
+            f"({' '.join(names)}), got {len(fields)}"
+        )
+    return fields
+
+
+def read_int(word: str, field: str, text: str, low: int = 0, high: int = 10**9) -> int:
+    """A non-negative decimal integer in ``[low, high]``."""
+    if not word.isdigit() or not low <= int(word) <= high:
+        raise InvalidNotationError(
+            f"malformed {field} {word!r} in position string {text!r}: "
+            f"expected an integer from {low} to {high}"
+        )
+    return int(word)
+
+
+def read_pair(word: str, field: str, text: str, high: int = 10**9) -> tuple[int, int]:
+    """Two integers written ``a/b``."""
+    parts = word.split("/")
+    if len(parts) != 2:
+        raise InvalidNotationError(
+            f"malformed {field} {word!r} in position string {text!r}: expected two numbers a/b"
+        )
+    return read_int(parts[0], field, text, 0, high), read_int(parts[1], field, text, 0, high)
+
+
+def read_choice(word: str, field: str, text: str, choices: tuple[str, ...]) -> int:
+    """The index of ``word`` among ``choices``."""
+    if word not in choices:
+        raise InvalidNotationError(
+            f"malformed {field} {word!r} in position string {text!r}: "
+            f"expected one of {', '.join(choices)}"
+        )
+    return choices.index(word)

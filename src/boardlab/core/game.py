@@ -1,0 +1,275 @@
+"""The game-agnostic model: a ``Game`` (rules bound to options) and its ``Position`` values.
+
+A game subclass implements its rules as methods over a compact, immutable *state* (a
+NamedTuple of small integers), which is what search code and compiled kernels work on.
+``Position`` wraps a state with its game and is the checked, friendly face: legal actions,
+``play`` that refuses illegal actions, text forms, the outcome.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, Generic, TypeVar
+
+from boardlab.core.errors import IllegalActionError, InvalidNotationError
+from boardlab.core.options import OptionSchema, OptionValue
+
+State = TypeVar("State", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the winner (a player index, None for a draw), both
+    players' points in the order of the position string, and the reason word."""
+
+    winner: int | None
+    points: tuple[int, int]
+    reason: str
+    players: tuple[str, str]
+
+    @property
+    def winner_name(self) -> str:
+        return "draw" if self.winner is None else self.players[self.winner]
+
+    def summary(self) -> str:
+        """``winner=<player|draw> points=<first>/<second> reason=<word>``."""
+        return (
+            f"winner={self.winner_name} points={self.points[0]}/{self.points[1]} "
+            f"reason={self.reason}"
+        )
+
+    def score(self, player: int) -> float:
+        """1 for a win, 0.5 for a draw, 0 for a loss, from ``player``'s side."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == player else 0.0
+
+
+class Game(ABC, Generic[State]):
+    """A game with its options fixed. Immutable; equal when the id and options are equal."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    players: ClassVar[tuple[str, str]]
+    schema: ClassVar[OptionSchema]
+    summary: ClassVar[str]
+
+    def __init__(self, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        given = dict(options or {})
+        given.update(kwargs)
+        self.options: Mapping[str, OptionValue] = MappingProxyType(
+            self.schema.resolve(given, self.id)
+        )
+
+    # ------------------------------------------------------------------ static facts
+    @property
+    @abstractmethod
+    def num_actions(self) -> int:
+        """Size of the action space: every action is an int in ``range(num_actions)``."""
+
+    @property
+    @abstractmethod
+    def max_actions(self) -> int:
+        """An upper bound on the number of actions in one game under these options."""
+
+    # ------------------------------------------------------------------ rules over states
+    @abstractmethod
+    def initial_state(self) -> State: ...
+
+    @abstractmethod
+    def legal_actions(self, state: State) -> list[int]:
+        """The legal actions, ascending; empty exactly when the game is over."""
+
+    @abstractmethod
+    def apply(self, state: State, action: int) -> State:
+        """The state after ``action``, which must be legal (not checked: the fast path)."""
+
+    @abstractmethod
+    def outcome_of(self, state: State) -> Outcome | None:
+        """The outcome if the game is over in ``state``, else None."""
+
+    @abstractmethod
+    def to_act(self, state: State) -> int:
+        """Index of the player to act (0 = the first of ``players``)."""
+
+    @abstractmethod
+    def phase(self, state: State) -> str:
+        """The phase letter(s) of the position string."""
+
+    @abstractmethod
+    def points(self, state: State) -> tuple[int, int]:
+        """Both players' current points, in the order of the position string."""
+
+    @abstractmethod
+    def turns(self, state: State) -> int:
+        """The TURNS field: turns completed (in this round, for Galatjang)."""
+
+    # ------------------------------------------------------------------ text
+    @abstractmethod
+    def format_state(self, state: State) -> str: ...
+
+    @abstractmethod
+    def parse_state(self, text: str) -> State:
+        """The state of a position string; InvalidNotationError if malformed."""
+
+    @abstractmethod
+    def format_action(self, state: State, action: int) -> str: ...
+
+    @abstractmethod
+    def parse_action(self, state: State, text: str) -> int:
+        """The action ``text`` names in ``state``: InvalidNotationError if it is not an
+        action string; IllegalActionError if it names a move that cannot exist here."""
+
+    @abstractmethod
+    def render(self, state: State) -> str:
+        """The board as plain text."""
+
+    # ------------------------------------------------------------------ public face
+    def initial(self) -> Position[State]:
+        """The start position under these options."""
+        return Position(self, self.initial_state())
+
+    def from_position_string(self, text: str) -> Position[State]:
+        """The position a position string describes (RULES.md format)."""
+        return Position(self, self.parse_state(text))
+
+    def non_default_options(self) -> dict[str, OptionValue]:
+        return self.schema.non_default(self.options)
+
+    def option_assignments(self) -> list[str]:
+        """Non-default options as ``key=value`` texts, in schema order."""
+        return [
+            f"{name}={self.schema.get(name).format(value)}"
+            for name, value in self.non_default_options().items()
+        ]
+
+    def _key(self) -> tuple[str, tuple[tuple[str, OptionValue], ...]]:
+        return (self.id, tuple(sorted(self.options.items())))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        args = "".join(f", {a}" for a in self.option_assignments())
+        return f"<Game {self.id}{args}>"
+
+
+class Position(Generic[State]):
+    """An immutable, hashable position of a game: a state and the rules it is read with."""
+
+    __slots__ = ("_legal", "game", "state")
+
+    def __init__(self, game: Game[State], state: State) -> None:
+        self.game = game
+        self.state = state
+        self._legal: tuple[int, ...] | None = None
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def to_act(self) -> int:
+        """Index of the player to act."""
+        return self.game.to_act(self.state)
+
+    @property
+    def player(self) -> str:
+        """Name of the player to act."""
+        return self.game.players[self.to_act]
+
+    @property
+    def phase(self) -> str:
+        return self.game.phase(self.state)
+
+    @property
+    def points(self) -> tuple[int, int]:
+        return self.game.points(self.state)
+
+    @property
+    def turns(self) -> int:
+        return self.game.turns(self.state)
+
+    def legal_actions(self) -> tuple[int, ...]:
+        if self._legal is None:
+            self._legal = tuple(self.game.legal_actions(self.state))
+        return self._legal
+
+    def legal_action_strings(self) -> list[str]:
+        return [self.game.format_action(self.state, a) for a in self.legal_actions()]
+
+    def is_legal(self, action: int) -> bool:
+        return action in self.legal_actions()
+
+    def is_over(self) -> bool:
+        return not self.legal_actions()
+
+    def outcome(self) -> Outcome | None:
+        """The outcome of a finished game, None while it goes on."""
+        return self.game.outcome_of(self.state)
+
+    # ------------------------------------------------------------------ playing
+    def play(self, action: int | str) -> Position[State]:
+        """The position after ``action`` (an int or an action string), checked."""
+        code = self.parse_action(action) if isinstance(action, str) else action
+        if not self.is_legal(code):
+            raise self._illegal(repr(code) if isinstance(action, int) else repr(action))
+        return Position(self.game, self.game.apply(self.state, code))
+
+    def play_unchecked(self, action: int) -> Position[State]:
+        """The position after a legal ``action``; an illegal one gives an undefined state."""
+        return Position(self.game, self.game.apply(self.state, action))
+
+    def play_all(self, actions: Sequence[int | str]) -> Position[State]:
+        position = self
+        for action in actions:
+            position = position.play(action)
+        return position
+
+    # ------------------------------------------------------------------ text
+    def parse_action(self, text: str) -> int:
+        """The legal action named by ``text``; a clear error if malformed or illegal."""
+        try:
+            code = self.game.parse_action(self.state, text)
+        except InvalidNotationError as error:
+            raise InvalidNotationError(f"{error} (in position {self.position_string()!r})")
+        except IllegalActionError as error:
+            raise IllegalActionError(f"{error} (in position {self.position_string()!r})")
+        if not self.is_legal(code):
+            raise self._illegal(repr(text))
+        return code
+
+    def action_string(self, action: int) -> str:
+        return self.game.format_action(self.state, action)
+
+    def position_string(self) -> str:
+        return self.game.format_state(self.state)
+
+    def board(self) -> str:
+        """The board drawn as plain text."""
+        return self.game.render(self.state)
+
+    def _illegal(self, shown: str) -> IllegalActionError:
+        where = f"in {self.game.id} position {self.position_string()!r}"
+        if self.is_over():
+            return IllegalActionError(f"illegal action {shown} {where}: the game is over")
+        legal = " ".join(self.legal_action_strings())
+        return IllegalActionError(f"illegal action {shown} {where}: legal actions are {legal}")
+
+    # ------------------------------------------------------------------ value semantics
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Position) and self.state == other.state and self.game == other.game
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.game.id, self.state))
+
+    def __str__(self) -> str:
+        return self.position_string()
+
+    def __repr__(self) -> str:
+        return f"<Position {self.game.id} {self.position_string()!r}>"

@@ -1,0 +1,137 @@
+"""Option schemas: each game declares its options as data, and creating a game checks them.
+
+An option has a name, a type (int, bool or one word from a list), a default, the allowed
+values or range, and a one-line description. Values arrive as Python values (API) or as
+text (``key=value`` on the command line, record headers); both are validated here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from boardlab.core.errors import OptionError
+
+OptionValue = int | bool | str
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game: its name, default, what it allows and what it means."""
+
+    name: str
+    default: OptionValue
+    description: str
+    choices: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+
+    @property
+    def kind(self) -> str:
+        if isinstance(self.default, bool):
+            return "bool"
+        if isinstance(self.default, int):
+            return "int"
+        return "choice"
+
+    def allowed(self) -> str:
+        """What the option accepts, as a person would write it."""
+        if self.kind == "bool":
+            return "true|false"
+        if self.kind == "int":
+            return f"an integer from {self.low} to {self.high}"
+        return "|".join(self.choices)
+
+    def parse(self, text: str) -> OptionValue:
+        """The value of ``text`` for this option; raises OptionError if it is not allowed."""
+        word = text.strip().lower()
+        if self.kind == "bool":
+            if word in ("true", "1", "yes", "on"):
+                return True
+            if word in ("false", "0", "no", "off"):
+                return False
+            raise self._refuse(text)
+        if self.kind == "int":
+            try:
+                return self.check(int(word))
+            except ValueError:
+                raise self._refuse(text) from None
+        return self.check(word)
+
+    def check(self, value: Any) -> OptionValue:
+        """``value`` if it is allowed (bools are not ints here), else OptionError."""
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+        elif self.kind == "int":
+            if (
+                isinstance(value, int)
+                and not isinstance(value, bool)
+                and self.low is not None
+                and self.high is not None
+                and self.low <= value <= self.high
+            ):
+                return value
+        elif isinstance(value, str) and value in self.choices:
+            return value
+        raise self._refuse(value)
+
+    def format(self, value: OptionValue) -> str:
+        """The text form of a value, as ``parse`` reads it."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    def _refuse(self, value: object) -> OptionError:
+        return OptionError(
+            f"bad value {str(value)!r} for option {self.name!r}: expected {self.allowed()}"
+        )
+
+
+@dataclass(frozen=True)
+class OptionSchema:
+    """The options of one game, in the order they are documented."""
+
+    options: tuple[Option, ...]
+
+    def __iter__(self) -> Iterator[Option]:
+        return iter(self.options)
+
+    def get(self, name: str, game: str = "") -> Option:
+        for option in self.options:
+            if option.name == name:
+                return option
+        where = f" of {game}" if game else ""
+        names = ", ".join(o.name for o in self.options)
+        raise OptionError(f"unknown option {name!r}{where}: the options are {names}")
+
+    def defaults(self) -> dict[str, OptionValue]:
+        return {o.name: o.default for o in self.options}
+
+    def resolve(self, values: Mapping[str, Any], game: str = "") -> dict[str, OptionValue]:
+        """All options with defaults filled in; values may be Python values or text."""
+        resolved = self.defaults()
+        for name, value in values.items():
+            option = self.get(name, game)
+            resolved[name] = option.parse(value) if isinstance(value, str) else option.check(value)
+        return resolved
+
+    def parse_assignments(self, items: Iterable[str], game: str = "") -> dict[str, OptionValue]:
+        """Options given as ``key=value`` texts (command line, record headers)."""
+        values: dict[str, OptionValue] = {}
+        for item in items:
+            name, sep, text = item.partition("=")
+            if not sep or not name.strip():
+                raise OptionError(f"malformed option {item!r}: expected key=value")
+            option = self.get(name.strip(), game)
+            values[option.name] = option.parse(text)
+        return values
+
+    def non_default(self, values: Mapping[str, OptionValue]) -> dict[str, OptionValue]:
+        """The options whose value differs from the default, in schema order."""
+        return {
+            o.name: values[o.name]
+            for o in self.options
+            if o.name in values and values[o.name] != o.default
+        }

@@ -1,0 +1,221 @@
+"""The Galatjang game: options, position strings, action strings and the board drawing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boardlab.core.errors import IllegalActionError, InvalidNotationError
+from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
+from boardlab.core.game import Game, Outcome
+from boardlab.core.options import Option, OptionSchema
+from boardlab.core.registry import register
+from boardlab.games.galatjang import rules
+from boardlab.games.galatjang.rules import (
+    BLOCKED,
+    NORTH,
+    SOUTH,
+    GalatjangState,
+    Rules,
+    pit_count,
+    pit_index,
+    store_index,
+)
+
+FIELDS = ("SOUTH/NORTH", "STORES", "SIDE", "ROUND", "TURNS")
+SIDES = ("s", "n")
+MAX_PITS = 16
+
+
+@register
+class Galatjang(Game[GalatjangState]):
+    """Galatjang, a mancala from Makassar with relay sowing."""
+
+    id = "galatjang"
+    name = "Galatjang"
+    players = ("south", "north")
+    summary = "Sow seeds around a ring of pits and stores; relay from full pits, capture from empty."
+    schema = OptionSchema(
+        (
+            Option("pits", 6, "pits in each row", low=1, high=MAX_PITS),
+            Option("seeds", 6, "seeds in each pit at the start (and at a refill)", low=1, high=20),
+            Option("first", "south", "the player who sows first", choices=("south", "north")),
+            Option("sow_opponent_store", True, "sowing drops seeds into the opponent's store too"),
+            Option("skip_origin", False,
+                   "a sowing skips the pit its seeds were taken from on later laps"),
+            Option("lone_seed", "store",
+                   "a last seed in an own empty pit facing an empty pit: to the store, or stays",
+                   choices=("store", "stay")),
+            Option("max_turns", 500, "turns per round after which the round ends",
+                   low=1, high=100_000),
+            Option("rounds", 1, "rounds in a match (the seed's variant: more than 1)",
+                   low=1, high=99),
+            Option("refill", "store_end",
+                   "between rounds pits are filled from the store's end, or from pit 1",
+                   choices=("store_end", "far_end")),
+            Option("round_starter", "winner", "who starts the next round",
+                   choices=("winner", "loser", "alternate")),
+        )
+    )
+
+    def __init__(self, options: Any = None, **kwargs: Any) -> None:
+        super().__init__(options, **kwargs)
+        o = self.options
+        self.rules = Rules(
+            seeds=int(o["seeds"]),
+            sow_opponent_store=bool(o["sow_opponent_store"]),
+            skip_origin=bool(o["skip_origin"]),
+            capture_lone_seed=o["lone_seed"] == "store",
+            max_turns=int(o["max_turns"]),
+            rounds=int(o["rounds"]),
+            refill_far_end=o["refill"] == "far_end",
+            round_starter=str(o["round_starter"]),
+        )
+        self.pits = int(o["pits"])
+
+    @property
+    def num_actions(self) -> int:
+        return self.pits
+
+    @property
+    def max_actions(self) -> int:
+        # Stores never shrink within a round and every extra sowing of a turn adds a seed
+        # to the sower's store, so a round has at most max_turns + all seeds sowings.
+        return self.rules.rounds * (self.rules.max_turns + 2 * self.pits * self.rules.seeds)
+
+    # ------------------------------------------------------------------ rules
+    def initial_state(self) -> GalatjangState:
+        row = [self.rules.seeds] * self.pits
+        return GalatjangState(
+            ring=(*row, 0, *row, 0),
+            side=SOUTH if self.options["first"] == "south" else NORTH,
+            round=1,
+            turns=0,
+        )
+
+    def legal_actions(self, state: GalatjangState) -> list[int]:
+        return rules.legal_actions(state, self.rules)
+
+    def apply(self, state: GalatjangState, action: int) -> GalatjangState:
+        return rules.apply(state, action, self.rules)
+
+    def outcome_of(self, state: GalatjangState) -> Outcome | None:
+        reason = rules.end_reason(state, self.rules)
+        if reason is None:
+            return None
+        ring = rules.sweep(state)
+        pits = pit_count(state)
+        points = (ring[store_index(pits, SOUTH)], ring[store_index(pits, NORTH)])
+        winner = rules.winner_by_stores(ring)
+        if reason == "cannot_fill":
+            short = [side for side in (SOUTH, NORTH) if points[side] < self.rules.seeds]
+            winner = 1 - short[0] if len(short) == 1 else None
+        return Outcome(winner, points, reason, self.players)
+
+    def to_act(self, state: GalatjangState) -> int:
+        return state.side
+
+    def phase(self, state: GalatjangState) -> str:
+        return "sow"
+
+    def points(self, state: GalatjangState) -> tuple[int, int]:
+        pits = pit_count(state)
+        return state.ring[store_index(pits, SOUTH)], state.ring[store_index(pits, NORTH)]
+
+    def turns(self, state: GalatjangState) -> int:
+        return state.turns
+
+    # ------------------------------------------------------------------ position strings
+    def format_state(self, state: GalatjangState) -> str:
+        pits = pit_count(state)
+
+        def row(side: int) -> str:
+            cells = (state.ring[k] for k in rules.own_pits(pits, side))
+            return ",".join("x" if n == BLOCKED else str(n) for n in cells)
+
+        south, north = self.points(state)
+        return (
+            f"{row(SOUTH)}/{row(NORTH)} {south}/{north} {SIDES[state.side]} "
+            f"{state.round} {state.turns}"
+        )
+
+    def parse_state(self, text: str) -> GalatjangState:
+        rows, stores, side, round_, turns = split_fields(text, FIELDS, "galatjang")
+        halves = [half.split(",") for half in rows.split("/")]
+        if len(halves) != 2 or len(halves[0]) != len(halves[1]) or len(halves[0]) > MAX_PITS:
+            raise InvalidNotationError(
+                f"malformed SOUTH/NORTH {rows!r} in position string {text!r}: expected the "
+                f"pits s1.. and n1.. comma-separated, south/north, the same number on each "
+                f"side (at most {MAX_PITS}), x for a blocked pit"
+            )
+        south, north = (
+            [BLOCKED if cell == "x" else read_int(cell, "pit", text) for cell in half]
+            for half in halves
+        )
+        south_store, north_store = read_pair(stores, "STORES", text)
+        state = GalatjangState(
+            ring=(*south, south_store, *north, north_store),
+            side=read_choice(side, "SIDE", text, SIDES),
+            round=read_int(round_, "ROUND", text, 1, self.rules.rounds),
+            turns=read_int(turns, "TURNS", text),
+        )
+        if rules.round_over(state, self.rules) and rules.end_reason(state, self.rules) is None:
+            raise InvalidNotationError(
+                f"impossible galatjang position string {text!r}: round {state.round} is over "
+                f"and the next one follows at once; give the start of round {state.round + 1}"
+            )
+        return state
+
+    # ------------------------------------------------------------------ action strings
+    def format_action(self, state: GalatjangState, action: int) -> str:
+        return f"{SIDES[state.side]}{action + 1}"
+
+    def parse_action(self, state: GalatjangState, text: str) -> int:
+        word = "".join(text.split()).lower()
+        pits = pit_count(state)
+        letter, number = (word[0], word[1:]) if word[:1] in ("s", "n") else ("", word)
+        if not number.isdigit():
+            raise InvalidNotationError(
+                f"invalid galatjang action {text!r}: expected a pit like s3 or n5, "
+                f"or a bare pit number 1-{pits} of the side to act"
+            )
+        mover = SIDES[state.side]
+        if letter and letter != mover:
+            raise IllegalActionError(
+                f"illegal galatjang action {text!r}: {self.players[state.side]} is to act "
+                f"and sows a pit {mover}1-{mover}{pits}"
+            )
+        pit = int(number)
+        if not 1 <= pit <= pits:
+            raise IllegalActionError(
+                f"illegal galatjang action {text!r}: the pits are {mover}1-{mover}{pits}"
+            )
+        return pit - 1
+
+    # ------------------------------------------------------------------ drawing
+    def render(self, state: GalatjangState) -> str:
+        pits = pit_count(state)
+
+        def cell(side: int, pit: int) -> str:
+            n = state.ring[pit_index(pits, side, pit)]
+            return "  x" if n == BLOCKED else f"{n:>3}"
+
+        width = 4 * pits
+        north = [f"n{p + 1:<2}" for p in reversed(range(pits))]
+        south = [f"s{p + 1:<2}" for p in range(pits)]
+        south_store, north_store = self.points(state)
+        lines = [
+            ("       " + " ".join(north)).rstrip(),
+            "      " + " ".join(cell(NORTH, p) for p in reversed(range(pits))),
+            f"N {north_store:>3} " + " " * width + f" {south_store:>3} S",
+            "      " + " ".join(cell(SOUTH, p) for p in range(pits)),
+            ("       " + " ".join(south)).rstrip(),
+        ]
+        outcome = self.outcome_of(state)
+        if outcome is not None:
+            lines.append(f"Game over ({outcome.reason}): {outcome.winner_name}")
+        else:
+            rounds = f"round {state.round} of {self.rules.rounds}, " if self.rules.rounds > 1 else ""
+            lines.append(
+                f"{rounds}turn {state.turns + 1}: {self.players[state.side].capitalize()} to sow"
+            )
+        return "\n".join(lines)

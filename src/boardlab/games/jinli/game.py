@@ -1,0 +1,278 @@
+"""The Jin Li game: options, position strings, action strings and the board drawing."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from boardlab.core.errors import IllegalActionError, InvalidNotationError
+from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
+from boardlab.core.game import Game, Outcome
+from boardlab.core.options import Option, OptionSchema
+from boardlab.core.registry import register
+from boardlab.games.jinli import rules
+from boardlab.games.jinli.rules import (
+    DIRECTIONS,
+    DROP,
+    DROP_DUE,
+    GIVE,
+    GIVE_DUE,
+    MOVE,
+    NUM_ACTIONS,
+    PASS,
+    RED,
+    SIZE,
+    SQUARES,
+    YELLOW,
+    JinLiState,
+    Rules,
+)
+
+FIELDS = ("BOARD", "SIDE", "PHASE", "STONES", "SCORES", "PASSES", "TURNS")
+SIDES = ("r", "y")
+PHASES = ("m", "d", "g")
+START_SQUARES = {
+    "corners": ((0, 6), (42, 48)),  # red a1 g1, yellow a7 g7
+    "inset": ((8, 12), (36, 40)),  # red b2 f2, yellow b6 f6
+}
+SQUARE = re.compile(r"[a-g][1-7]")
+ACTION_FORMS = "a swim or jump like a1-b2 or a1-c3, a drop like @d4, a give like xe5, or pass"
+
+
+def square_name(square: int) -> str:
+    return "abcdefg"[square % SIZE] + str(square // SIZE + 1)
+
+
+def square_index(name: str) -> int:
+    return (int(name[1]) - 1) * SIZE + "abcdefg".index(name[0])
+
+
+@register
+class JinLi(Game[JinLiState]):
+    """Jin Li, W. David MacKenzie's koi game on a 7x7 pond."""
+
+    id = "jinli"
+    name = "Jin Li"
+    players = ("red", "yellow")
+    summary = "Swim two koi in a 7x7 pond, drop stones, jump them; score by meeting other koi."
+    schema = OptionSchema(
+        (
+            Option("start", "corners", "koi start in the corners, or inset (alternate rule 1)",
+                   choices=("corners", "inset")),
+            Option("first", "red", "the player who moves first", choices=("red", "yellow")),
+            Option("target", 10, "points that win at once (alternate rule 3: 15)", low=1, high=99),
+            Option("stones", 10, "stones in each player's supply (alternate rule 2: 6)",
+                   low=0, high=22),
+            Option("recycle", False,
+                   "after a player drops his last stone the opponent gives one back "
+                   "(alternate rule 4)"),
+            Option("no_move", "pass", "a player with no swim or jump passes, or loses",
+                   choices=("pass", "lose")),
+            Option("max_turns", 300, "turns after which the game ends (higher score wins)",
+                   low=1, high=100_000),
+        )
+    )
+
+    def __init__(self, options: Any = None, **kwargs: Any) -> None:
+        super().__init__(options, **kwargs)
+        o = self.options
+        self.rules = Rules(
+            target=int(o["target"]),
+            recycle=bool(o["recycle"]),
+            lose_when_stuck=o["no_move"] == "lose",
+            max_turns=int(o["max_turns"]),
+        )
+
+    @property
+    def num_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def max_actions(self) -> int:
+        # A turn is a swim and a drop, or one jump or pass; a give may precede it.
+        return 3 * self.rules.max_turns
+
+    # ------------------------------------------------------------------ rules
+    def initial_state(self) -> JinLiState:
+        red, yellow = START_SQUARES[str(self.options["start"])]
+        stones = int(self.options["stones"])
+        return JinLiState(
+            koi=(sum(1 << s for s in red), sum(1 << s for s in yellow)),
+            stones=0,
+            side=RED if self.options["first"] == "red" else YELLOW,
+            phase=MOVE,
+            supply=(stones, stones),
+            score=(0, 0),
+            passes=0,
+            turns=0,
+        )
+
+    def legal_actions(self, state: JinLiState) -> list[int]:
+        return rules.legal_actions(state, self.rules)
+
+    def apply(self, state: JinLiState, action: int) -> JinLiState:
+        return rules.apply(state, action, self.rules)
+
+    def outcome_of(self, state: JinLiState) -> Outcome | None:
+        reason = rules.end_reason(state, self.rules)
+        if reason is None:
+            return None
+        red, yellow = state.score
+        if reason == "no_moves":
+            winner: int | None = 1 - state.side
+        else:
+            winner = RED if red > yellow else YELLOW if yellow > red else None
+        return Outcome(winner, (red, yellow), reason, self.players)
+
+    def to_act(self, state: JinLiState) -> int:
+        return state.side
+
+    def phase(self, state: JinLiState) -> str:
+        return PHASES[state.phase]
+
+    def points(self, state: JinLiState) -> tuple[int, int]:
+        return state.score
+
+    def turns(self, state: JinLiState) -> int:
+        return state.turns
+
+    # ------------------------------------------------------------------ position strings
+    def format_state(self, state: JinLiState) -> str:
+        ranks = []
+        for rank in range(SIZE - 1, -1, -1):
+            text, run = "", 0
+            for file in range(SIZE):
+                bit = 1 << (rank * SIZE + file)
+                piece = (
+                    "R" if state.koi[RED] & bit
+                    else "Y" if state.koi[YELLOW] & bit
+                    else "o" if state.stones & bit
+                    else ""
+                )
+                if not piece:
+                    run += 1
+                    continue
+                text += (str(run) if run else "") + piece
+                run = 0
+            ranks.append(text + (str(run) if run else ""))
+        return (
+            f"{'/'.join(ranks)} {SIDES[state.side]} {PHASES[state.phase]} "
+            f"{state.supply[0]}/{state.supply[1]} {state.score[0]}/{state.score[1]} "
+            f"{state.passes} {state.turns}"
+        )
+
+    def parse_state(self, text: str) -> JinLiState:
+        board, side, phase, stones, scores, passes, turns = split_fields(text, FIELDS, "jinli")
+        koi, rocks = [0, 0], 0
+        ranks = board.split("/")
+        if len(ranks) != SIZE:
+            raise InvalidNotationError(
+                f"malformed BOARD {board!r} in position string {text!r}: "
+                f"expected 7 ranks separated by '/'"
+            )
+        for row, rank_text in enumerate(ranks):
+            rank, file = SIZE - 1 - row, 0
+            for char in rank_text:
+                if char in "1234567":
+                    file += int(char)
+                    continue
+                if char not in "RYo" or file >= SIZE:
+                    raise InvalidNotationError(
+                        f"malformed rank {rank + 1} {rank_text!r} in position string {text!r}: "
+                        f"expected R, Y, o and digits 1-7 for empty squares, 7 squares a rank"
+                    )
+                bit = 1 << (rank * SIZE + file)
+                if char == "o":
+                    rocks |= bit
+                else:
+                    koi["RY".index(char)] |= bit
+                file += 1
+            if file != SIZE:
+                raise InvalidNotationError(
+                    f"malformed rank {rank + 1} {rank_text!r} in position string {text!r}: "
+                    f"it covers {file} squares, expected 7"
+                )
+        state = JinLiState(
+            koi=(koi[0], koi[1]),
+            stones=rocks,
+            side=read_choice(side, "SIDE", text, SIDES),
+            phase=read_choice(phase, "PHASE", text, PHASES),
+            supply=read_pair(stones, "STONES", text, high=SQUARES),
+            score=read_pair(scores, "SCORES", text),
+            passes=read_int(passes, "PASSES", text),
+            turns=read_int(turns, "TURNS", text),
+        )
+        if state.phase == GIVE_DUE and not state.stones:
+            raise InvalidNotationError(
+                f"impossible position string {text!r}: a give is due but no stone is on the board"
+            )
+        if state.phase == DROP_DUE and not rules.empty_squares(state):
+            raise InvalidNotationError(
+                f"impossible position string {text!r}: a drop is due but no square is empty"
+            )
+        return state
+
+    # ------------------------------------------------------------------ action strings
+    def format_action(self, state: JinLiState, action: int) -> str:
+        if action == PASS:
+            return "pass"
+        if action >= GIVE:
+            return "x" + square_name(action - GIVE)
+        if action >= DROP:
+            return "@" + square_name(action - DROP)
+        origin, kind = divmod(action, 16)
+        to = rules.step(origin, kind & 7, 2 if kind >= 8 else 1)
+        return f"{square_name(origin)}-{square_name(to)}"
+
+    def parse_action(self, state: JinLiState, text: str) -> int:
+        word = "".join(text.split()).lower()
+        if word == "pass":
+            return PASS
+        if len(word) == 3 and word[0] in "@x" and SQUARE.fullmatch(word[1:]):
+            return (DROP if word[0] == "@" else GIVE) + square_index(word[1:])
+        parts = word.split("-")
+        if len(parts) != 2 or not all(SQUARE.fullmatch(p) for p in parts):
+            raise InvalidNotationError(f"invalid jinli action {text!r}: expected {ACTION_FORMS}")
+        origin, to = square_index(parts[0]), square_index(parts[1])
+        df, dr = to % SIZE - origin % SIZE, to // SIZE - origin // SIZE
+        steps = max(abs(df), abs(dr))
+        if steps in (1, 2) and df in (-steps, 0, steps) and dr in (-steps, 0, steps):
+            d = DIRECTIONS.index((df // steps, dr // steps))
+            return origin * 16 + (8 if steps == 2 else 0) + d
+        raise IllegalActionError(
+            f"illegal jinli action {text!r}: a koi swims one square or jumps two in a line"
+        )
+
+    # ------------------------------------------------------------------ drawing
+    def render(self, state: JinLiState) -> str:
+        files = "    " + " ".join("abcdefg")
+        lines = [files]
+        for rank in range(SIZE - 1, -1, -1):
+            cells = []
+            for file in range(SIZE):
+                bit = 1 << (rank * SIZE + file)
+                cells.append(
+                    "R" if state.koi[RED] & bit
+                    else "Y" if state.koi[YELLOW] & bit
+                    else "o" if state.stones & bit
+                    else "."
+                )
+            lines.append(f" {rank + 1}  {' '.join(cells)}  {rank + 1}")
+        lines.append(files)
+        for side, label in ((RED, "Red"), (YELLOW, "Yellow")):
+            lines.append(
+                f"{label:<7}{state.score[side]:>3} points  {state.supply[side]:>2} stones in supply"
+            )
+        reason = rules.end_reason(state, self.rules)
+        if reason is not None:
+            outcome = self.outcome_of(state)
+            assert outcome is not None
+            lines.append(f"Game over ({reason}): {outcome.winner_name}")
+        else:
+            doing = {MOVE: "to swim or jump", DROP_DUE: "to drop a stone",
+                     GIVE_DUE: "to give a stone back"}[state.phase]
+            lines.append(f"{self.players[state.side].capitalize()} {doing}")
+        return "\n".join(lines)
+
+
+__all__ = ["DROP", "GIVE", "PASS", "JinLi"]
