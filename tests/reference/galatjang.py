@@ -70,9 +70,8 @@ def _seeds_in_pits(pos: dict, side: str) -> int:
 
 
 def _total(pos: dict) -> int:
-    return _seeds_in_pits(pos, "s") + _seeds_in_pits(pos, "n") + pos["stores"]["s"] + pos[
-        "stores"
-    ]["n"]
+    pits = _seeds_in_pits(pos, "s") + _seeds_in_pits(pos, "n")
+    return pits + pos["stores"]["s"] + pos["stores"]["n"]
 
 
 # ----------------------------------------------------------------------------- text
@@ -227,6 +226,7 @@ def _sow(pos: dict, opts: dict, pit_index: int) -> str:
     hand = pos["pits"][mover][pit_index]
     pos["pits"][mover][pit_index] = 0
     relays = 0
+    before = 0  # seeds in the place the last seed fell into, just before it fell
     while True:
         # drop the seeds of the hand one by one into the following places of the ring
         while hand > 0:

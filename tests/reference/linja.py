@@ -102,10 +102,7 @@ def parse(position: str) -> dict:
 def format_position(pos: dict) -> str:
     black = ",".join(str(v) for v in pos["counts"]["b"])
     red = ",".join(str(v) for v in pos["counts"]["r"])
-    if pos["phase"] == "f":
-        phase = f"f{pos['n']}"
-    else:
-        phase = pos["phase"]
+    phase = f"f{pos['n']}" if pos["phase"] == "f" else pos["phase"]
     if pos["extra"]:
         phase += "+"
     return f"{black}/{red} {pos['side']} {phase} {pos['passes']} {pos['turns']}"
@@ -210,9 +207,7 @@ def _passed(pos: dict) -> bool:
     goals included, have not passed)'."""
     black_rows = [r for r in range(8) if pos["counts"]["b"][r] > 0]
     red_rows = [r for r in range(8) if pos["counts"]["r"][r] > 0]
-    if not black_rows or not red_rows:
-        return True
-    return min(black_rows) > max(red_rows)
+    return not black_rows or not red_rows or min(black_rows) > max(red_rows)
 
 
 def _over(pos: dict, opts: dict) -> tuple[str, tuple[int, int], str] | None:

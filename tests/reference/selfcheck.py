@@ -125,18 +125,19 @@ def check_traces(limit: str | None, count: int, seed: int, scan: int) -> bool:
                 games += 1
             elif tag == "L":
                 steps += 1
-                if sorted(rest.split()) != module.legal({}, position):
-                    problem = f"legal differs at {position}: C {sorted(rest.split())} " \
-                              f"ours {module.legal({}, position)}"
+                theirs = sorted(rest.split())
+                ours = module.legal({}, position)
+                if theirs != ours:
+                    problem = f"legal differs at {position}: C {theirs} ours {ours}"
             elif tag == "A":
                 position = module.play({}, position, rest)
             elif tag == "F":
                 if rest != position:
                     problem = f"final position: C {rest} ours {position}"
             elif tag == "O":
-                ours = module.outcome({}, position)
-                if ours is None or format_outcome(ours) != rest:
-                    problem = f"outcome at {position}: C {rest} ours {ours}"
+                result = module.outcome({}, position)
+                if result is None or format_outcome(result) != rest:
+                    problem = f"outcome at {position}: C {rest} ours {result}"
             if problem:
                 bad += 1
                 if bad <= 5:

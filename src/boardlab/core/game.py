@@ -56,6 +56,8 @@ class Game(ABC, Generic[State]):
     players: ClassVar[tuple[str, str]]
     schema: ClassVar[OptionSchema]
     summary: ClassVar[str]
+    #: The rules in brief, a few paragraphs of plain text for ``boardlab rules``.
+    brief: ClassVar[str]
 
     def __init__(self, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         given = dict(options or {})

@@ -34,6 +34,28 @@ class Galatjang(Game[GalatjangState]):
     name = "Galatjang"
     players = ("south", "north")
     summary = "Sow seeds around a ring of pits and stores; relay from full pits, capture from empty."
+    brief = """
+Two rows of 6 pits with 6 seeds each; South owns the bottom row (s1-s6, left to right)
+and the store on the right, North the top row (n1-n6, right to left as South sees it)
+and the store on the left. Seeds go counter-clockwise: s1..s6, South's store, n1..n6,
+North's store, s1...
+
+A sowing takes all seeds of an own non-empty pit and drops them one by one into the
+following pits and stores. Where the last seed lands:
+- own store: the player sows again (if he has seeds);
+- a pit that held seeds: he picks them all up and keeps sowing (relay);
+- the opponent's store, or an empty pit of the opponent: the turn ends;
+- an empty own pit: that seed and the seeds of the opposite pit go to his store.
+The round ends when the player to move has no seeds (or at the turn cap); each player
+then puts the seeds of his pits into his store. More seeds wins.
+
+With rounds > 1, each player refills his pits with 6 seeds each from his store, from the
+store's end; pits he cannot fill are blocked (x) for the round; a player who cannot fill
+one pit loses. The round's winner starts the next.
+
+Actions: s3, n5 (the pit sown), or a bare pit number of the side to act.
+Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 s 1 0.
+"""
     schema = OptionSchema(
         (
             Option("pits", 6, "pits in each row", low=1, high=MAX_PITS),

@@ -55,6 +55,27 @@ class JinLi(Game[JinLiState]):
     name = "Jin Li"
     players = ("red", "yellow")
     summary = "Swim two koi in a 7x7 pond, drop stones, jump them; score by meeting other koi."
+    brief = """
+Board: a 7x7 pond, squares a1-g7; Red's edge is rank 1. Each player has 2 koi (Red on a1
+and g1, Yellow on a7 and g7; inset: b2 f2 / b6 f6) and a supply of stones.
+
+A turn is a SWIM or a JUMP:
+- swim: a koi moves to one of the 8 neighbouring empty squares (no koi, no stone); then,
+  if the player has stones left, he must DROP one on any empty square (written @d4);
+- jump: a koi jumps in a straight line over exactly one stone on the neighbouring square
+  to the empty square just beyond (a1-c3); no drop follows. Koi cannot be jumped.
+When a koi lands, its owner scores 1 point for every other koi (own or opponent's) on
+the 8 squares around it. Reaching the target wins at once (no drop is made).
+
+No swim or jump: pass (or, with no_move=lose, lose); two passes in a row end the game.
+With recycle, when a player drops his last stone the opponent gives one stone of the
+board back to him (written xe5) and then plays his own turn. At the turn cap, or after
+two passes, the higher score wins; equal scores are a draw.
+
+Actions: a1-b2 (swim), a1-c3 (jump), @d4 (drop), xe5 (give), pass.
+Position: BOARD SIDE PHASE STONES SCORES PASSES TURNS,
+e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
+"""
     schema = OptionSchema(
         (
             Option("start", "corners", "koi start in the corners, or inset (alternate rule 1)",

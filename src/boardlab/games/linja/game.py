@@ -41,6 +41,30 @@ class Linja(Game[LinjaState]):
     name = "Linja"
     players = ("black", "red")
     summary = "Race 12 pieces past the other side's; the row you enter sets the next move's length."
+    brief = """
+Rows 0-7: row 0 is Black's start and Red's goal, row 7 Red's start and Black's goal;
+rows 1-6 lie between the 7 sticks and hold at most 6 pieces each (a move may cross a
+full row but not end in one). Black starts with 6 pieces in row 0 and one in each of rows
+1-6, Red mirrored. Black moves up, Red down; only bonus moves go backward.
+
+A turn (ruleset bonus):
+1. opening: one own piece moves one row forward (no opening possible: pass);
+2. follow-up: N = the pieces of both colours already in the row the opening piece
+   entered; if N > 0 (and it did not enter the goal) one own piece, any, moves exactly N
+   rows forward, ending in the goal if it would go beyond (impossible: forfeited);
+3. bonus: if the follow-up piece entered the goal with exactly N steps, one own piece
+   may move one row forward or backward (pass declines).
+Ruleset extra-turn: an opening into the goal earns a follow-up of 1; a follow-up that
+ends in a field row that was empty earns one extra turn; no bonus.
+
+The game ends when every black piece stands beyond every red piece, after two passes in
+a row, or at the turn cap. Each piece scores by its row counted from its own start:
+-5 -3 -2 -1 +1 +2 +3 +5 (positive: 0 0 0 0 1 2 3 5). More points wins.
+
+Actions: FROM-TO with absolute rows (0-1, 3-7), o4-5 for an opponent piece (nasty), pass.
+Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 0 0
+(phase o opening, fN follow-up of N, b bonus; + marks an extra turn).
+"""
     schema = OptionSchema(
         (
             Option("first", "black", "the player who moves first", choices=("black", "red")),

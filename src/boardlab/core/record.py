@@ -1,0 +1,415 @@
+"""Game records: the one mutable object, with history, undo, headers and two file formats.
+
+The text format is in the spirit of PGN: tag pairs, a blank line, then the actions with
+each turn numbered, ``{comments}`` anywhere, and the result as the last token::
+
+    [Game "jinli"]
+    [Options "stones=6"]
+    [Red "ann"]
+    [Yellow "boardlab medium"]
+    [Date "2026.11.21"]
+    [Result "*"]
+
+    1. a1-b2 @d4 2. g7-f6 @c3 *
+
+The writer is strict (fixed tag order, canonical action strings, lines of at most 79
+characters); the reader is tolerant (any tag order and case, turn numbers optional,
+lenient action strings, a bare list of actions with no tags at all) and reports the line
+and token of any error. Reading what was written gives back the same game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from boardlab.core.errors import BoardlabError, InvalidNotationError
+from boardlab.core.game import Game, Outcome, Position
+from boardlab.core.registry import new_game
+
+JSON_FORMAT = "boardlab-record"
+JSON_VERSION = 1
+UNFINISHED = "*"
+
+_TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
+_TOKEN = re.compile(r"\{[^}]*\}?|;[^\n]*|\[[^\]\n]*\]?|[^\s{};\[]+")
+_TURN_NUMBER = re.compile(r"\d+\.+")
+
+
+class RecordError(InvalidNotationError):
+    """A record that cannot be read, with where: ``line`` and ``token`` (1-based), and
+    for an action, its ``index`` among the record's actions (1-based)."""
+
+    def __init__(
+        self, message: str, line: int = 0, token: str = "", index: int | None = None
+    ) -> None:
+        where = f"line {line}, " if line else ""
+        what = f"action {index} " if index is not None else ""
+        super().__init__(f"{where}{what}{token!r}: {message}" if token else f"{where}{message}")
+        self.line, self.token, self.index = line, token, index
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Consecutive actions of one player, numbered from 1 in the record."""
+
+    number: int
+    player: int
+    first_ply: int
+    actions: tuple[str, ...]
+
+
+class GameRecord:
+    """A game as played: the start position, every action and position since, headers and
+    comments. ``play`` checks legality; ``undo`` goes back to any earlier point."""
+
+    def __init__(
+        self,
+        game: Game[Any],
+        start: Position[Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.game = game
+        self.start = start if start is not None else game.initial()
+        if self.start.game != game:
+            raise BoardlabError("the start position belongs to another game or options")
+        self.actions: list[int] = []
+        self.positions: list[Position[Any]] = [self.start]
+        self.headers: dict[str, str] = dict(headers or {})
+        #: comments[k]: the comment after the first k actions (0: before any action).
+        self.comments: dict[int, str] = {}
+
+    # ------------------------------------------------------------------ play and undo
+    @property
+    def position(self) -> Position[Any]:
+        """The current (last) position."""
+        return self.positions[-1]
+
+    def __len__(self) -> int:
+        """The number of actions played."""
+        return len(self.actions)
+
+    def play(self, action: int | str) -> Position[Any]:
+        """Play a legal action (int or action string) and return the new position."""
+        current = self.position
+        code = current.parse_action(action) if isinstance(action, str) else action
+        after = current.play(code)
+        self.actions.append(code)
+        self.positions.append(after)
+        return after
+
+    def play_all(self, actions: Sequence[int | str]) -> Position[Any]:
+        for action in actions:
+            self.play(action)
+        return self.position
+
+    def undo(self, count: int = 1) -> None:
+        """Take back the last ``count`` actions."""
+        if not 0 <= count <= len(self):
+            raise BoardlabError(f"cannot undo {count} actions: the record holds {len(self)}")
+        self.undo_to(len(self) - count)
+
+    def undo_to(self, ply: int) -> None:
+        """Go back to the position after the first ``ply`` actions (0: the start)."""
+        if not 0 <= ply <= len(self):
+            raise BoardlabError(f"cannot go back to action {ply}: the record holds {len(self)}")
+        del self.actions[ply:]
+        del self.positions[ply + 1 :]
+        for key in [k for k in self.comments if k > ply]:
+            del self.comments[key]
+
+    def action_strings(self) -> list[str]:
+        return [p.action_string(a) for p, a in zip(self.positions, self.actions, strict=False)]
+
+    def turns(self) -> Iterator[Turn]:
+        """The actions grouped into turns: runs of consecutive actions by one player."""
+        group: list[str] = []
+        player, first = -1, 0
+        number = 0
+        for ply, (position, action) in enumerate(zip(self.positions, self.actions, strict=False)):
+            if position.to_act != player and group:
+                number += 1
+                yield Turn(number, player, first, tuple(group))
+                group = []
+            if not group:
+                player, first = position.to_act, ply
+            group.append(position.action_string(action))
+        if group:
+            yield Turn(number + 1, player, first, tuple(group))
+
+    # ------------------------------------------------------------------ results
+    def outcome(self) -> Outcome | None:
+        return self.position.outcome()
+
+    def result(self) -> str:
+        """The winner's name, ``draw``, or ``*`` while the game goes on."""
+        outcome = self.outcome()
+        return UNFINISHED if outcome is None else outcome.winner_name
+
+    def full_headers(self) -> dict[str, str]:
+        """The headers as the writer puts them: fixed tags first, then the others."""
+        outcome = self.outcome()
+        fixed: dict[str, str] = {"Game": self.game.id}
+        options = " ".join(self.game.option_assignments())
+        if options:
+            fixed["Options"] = options
+        for name in self.game.players:
+            fixed[name.capitalize()] = self.headers.get(name.capitalize(), "?")
+        fixed["Date"] = self.headers.get("Date", date.today().strftime("%Y.%m.%d"))
+        if self.start != self.game.initial():
+            fixed["Position"] = self.start.position_string()
+        fixed["Result"] = self.result()
+        if outcome is not None:
+            fixed["Points"] = f"{outcome.points[0]}/{outcome.points[1]}"
+            fixed["Reason"] = outcome.reason
+        derived = {"Game", "Options", "Position", "Result", "Points", "Reason"}
+        rest = {k: v for k, v in self.headers.items() if k not in fixed and k not in derived}
+        return {**fixed, **rest}
+
+    # ------------------------------------------------------------------ text format
+    def to_text(self) -> str:
+        """The record in the text format (strict writer)."""
+        lines = [f'[{k} "{_escape(v)}"]' for k, v in self.full_headers().items()]
+        words: list[str] = []
+        if 0 in self.comments:
+            words.append(_comment(self.comments[0]))
+        for turn in self.turns():
+            for offset, action in enumerate(turn.actions):
+                # The turn number stays on the line of the turn's first action.
+                words.append(f"{turn.number}. {action}" if offset == 0 else action)
+                ply = turn.first_ply + offset + 1
+                if ply in self.comments:
+                    words.append(_comment(self.comments[ply]))
+        words.append(self.result())
+        return "\n".join([*lines, "", *_wrap(words, 79)]) + "\n"
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        game: str | Game[Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+        start: str | None = None,
+    ) -> GameRecord:
+        """Read a record, or a bare list of actions. ``game`` names the game when the text
+        has no Game tag (and must agree when it has one); ``options`` and ``start`` (a
+        position string) add to or override the text's Options and Position tags."""
+        headers: dict[str, str] = {}
+        moves: list[tuple[int, str]] = []
+        comments: list[tuple[int, str]] = []
+        results: list[tuple[int, str]] = []
+        for line_number, line in enumerate(text.splitlines(), 1):
+            for match in _TOKEN.finditer(line):
+                token = match.group()
+                if token.startswith("["):
+                    tag = _TAG.fullmatch(token)
+                    if not tag:
+                        raise RecordError('malformed tag: expected [Name "value"]', line_number,
+                                          token)
+                    headers[_tag_name(tag.group(1))] = _unescape(tag.group(2))
+                elif token.startswith("{"):
+                    if not token.endswith("}"):
+                        raise RecordError("comment not closed with } on the same line",
+                                          line_number, token)
+                    comments.append((len(moves), token[1:-1].strip()))
+                elif token.startswith(";"):
+                    comments.append((len(moves), token[1:].strip()))
+                elif _TURN_NUMBER.fullmatch(token):
+                    continue
+                else:
+                    moves.append((line_number, _TURN_NUMBER.sub("", token, count=1)))
+        record = cls._start(headers, game, options, start)
+        results_words = {*record.game.players, "draw", UNFINISHED}
+        while moves and moves[-1][1].lower() in results_words:
+            results.append(moves.pop())
+        for index, (line_number, word) in enumerate(moves, 1):
+            if word.lower() in results_words:
+                raise RecordError("a result may only end the record", line_number, word, index)
+            try:
+                record.play(word)
+            except BoardlabError as error:
+                raise RecordError(str(error), line_number, word, index) from None
+        for ply, note in comments:
+            if note:
+                record.comments[ply] = f"{record.comments[ply]} {note}" if ply in record.comments \
+                    else note
+        claimed = results[0][1].lower() if results else headers.get("Result", UNFINISHED).lower()
+        if claimed != UNFINISHED and claimed != record.result():
+            line_number = results[0][0] if results else 0
+            raise RecordError(
+                f"the record claims the result {claimed!r} but its actions give "
+                f"{record.result()!r}",
+                line_number,
+            )
+        return record
+
+    @classmethod
+    def _start(
+        cls,
+        headers: dict[str, str],
+        game: str | Game[Any] | None,
+        options: Mapping[str, Any] | None,
+        start: str | None,
+    ) -> GameRecord:
+        named = headers.get("Game")
+        if game is None and named is None:
+            raise RecordError("the record has no Game tag: name the game")
+        game_id = game.id if isinstance(game, Game) else game
+        if named is not None and game_id is not None and named.strip().lower() != game_id:
+            raise RecordError(f"the record is a game of {named!r}, not {game_id!r}")
+        if isinstance(game, Game) and options is None and "Options" not in headers:
+            chosen: Game[Any] = game
+        else:
+            base = new_game(named or str(game_id))
+            values: dict[str, Any] = dict(game.options) if isinstance(game, Game) else {}
+            values.update(base.schema.parse_assignments(headers.get("Options", "").split(),
+                                                         base.id))
+            values.update(options or {})
+            chosen = new_game(base.id, values)
+        position_text = start or headers.get("Position") or headers.get("Fen")
+        begin = chosen.from_position_string(position_text) if position_text else None
+        kept = {k: v for k, v in headers.items() if k not in ("Game", "Options", "Position")}
+        return cls(chosen, begin, kept)
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        outcome = self.outcome()
+        return {
+            "format": JSON_FORMAT,
+            "version": JSON_VERSION,
+            "game": self.game.id,
+            "options": dict(self.game.options),
+            "headers": self.full_headers(),
+            "start": self.start.position_string(),
+            "actions": self.action_strings(),
+            "comments": {str(k): v for k, v in sorted(self.comments.items())},
+            "final": self.position.position_string(),
+            "outcome": None
+            if outcome is None
+            else {
+                "winner": outcome.winner_name,
+                "points": list(outcome.points),
+                "reason": outcome.reason,
+            },
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
+        if not isinstance(data, Mapping) or data.get("format") != JSON_FORMAT:
+            raise RecordError(f"not a boardlab JSON record: expected \"format\": {JSON_FORMAT!r}")
+        if data.get("version") != JSON_VERSION:
+            raise RecordError(f"unsupported record version {data.get('version')!r}: "
+                              f"expected {JSON_VERSION}")
+        game = new_game(str(data.get("game")), dict(data.get("options") or {}))
+        start = data.get("start")
+        headers = {k: str(v) for k, v in dict(data.get("headers") or {}).items()}
+        for derived in ("Game", "Options", "Position", "Result", "Points", "Reason"):
+            headers.pop(derived, None)
+        record = cls(game, game.from_position_string(start) if start else None, headers)
+        actions = data.get("actions") or []
+        if not isinstance(actions, list):
+            raise RecordError('"actions" must be a list of action strings')
+        for index, action in enumerate(actions, 1):
+            try:
+                record.play(str(action))
+            except BoardlabError as error:
+                raise RecordError(str(error), token=str(action), index=index) from None
+        for key, note in dict(data.get("comments") or {}).items():
+            if not str(key).isdigit() or int(key) > len(record):
+                raise RecordError(f"comment key {key!r} is not an action count 0-{len(record)}")
+            record.comments[int(key)] = str(note)
+        final = data.get("final")
+        if final is not None and final != record.position.position_string():
+            raise RecordError(
+                f"the record's final position {final!r} is not where its actions lead: "
+                f"{record.position.position_string()!r}"
+            )
+        return record
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"malformed JSON: {error.msg}", error.lineno) from None
+        return cls.from_dict(data)
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the record (JSON if the name ends in .json, else text) atomically: the
+        file is either the old one or the complete new one, never half written."""
+        target = Path(path)
+        content = self.to_json() if target.suffix.lower() == ".json" else self.to_text()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(content)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return target
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> GameRecord:
+        """Read a record file in either format (JSON is recognised by its first character)."""
+        text = Path(path).read_text(encoding="utf-8")
+        return cls.read(text, **kwargs)
+
+    @classmethod
+    def read(cls, text: str, **kwargs: Any) -> GameRecord:
+        """A record from text in either format, or a bare list of actions."""
+        if text.lstrip().startswith("{") and text.rstrip().endswith("}"):
+            try:
+                json.loads(text)
+            except json.JSONDecodeError:
+                pass
+            else:
+                return cls.from_json(text)
+        return cls.from_text(text, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<GameRecord {self.game.id} {len(self)} actions {self.result()}>"
+
+
+def _tag_name(name: str) -> str:
+    return name[:1].upper() + name[1:].lower()
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _comment(text: str) -> str:
+    return "{" + " ".join(text.replace("{", "(").replace("}", ")").split()) + "}"
+
+
+def _wrap(words: list[str], width: int) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in words:
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        lines.append(current)
+    return lines
