@@ -8,7 +8,7 @@
 3. Random games under random option combinations: every game ends, conservation holds,
    position strings round-trip, and legal() == [] exactly when outcome() is not None.
 
-Options: --games N (random games per game, default 1500), --traces N (C traces per game,
+Options: --games N (random games per game, default 2000), --traces N (C traces per game,
 default 20), --scan N (C games scanned for rare endings, which are traced too), --seed S.
 """
 
@@ -46,11 +46,10 @@ def perft(module, options: dict, position: str, depth: int) -> int:
                for a in actions)
 
 
-def build_c() -> str | None:
-    """Copy the C baseline to a temporary directory and build it; None if that fails."""
+def build_c(work: str) -> str | None:
+    """Copy the C baseline into the directory `work` and build it; None if that fails."""
     if not os.path.isdir(C_SOURCE) or shutil.which("make") is None:
         return None
-    work = tempfile.mkdtemp(prefix="ref-c-")
     target = os.path.join(work, "c")
     shutil.copytree(C_SOURCE, target)
     for root, _dirs, files in os.walk(target):
@@ -259,15 +258,16 @@ def check_random(games_per_game: int, seed: int) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=1500)
+    parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--traces", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scan", type=int, default=100_000,
                         help="C games scanned for rare endings to trace (0: none)")
     args = parser.parse_args()
-    limit = build_c()
-    ok = check_perft(limit)
-    ok &= check_traces(limit, args.traces, args.seed, args.scan)
+    with tempfile.TemporaryDirectory(prefix="ref-c-") as work:
+        limit = build_c(work)
+        ok = check_perft(limit)
+        ok &= check_traces(limit, args.traces, args.seed, args.scan)
     ok &= check_random(args.games, args.seed)
     print("ALL OK" if ok else "FAILURES")
     return 0 if ok else 1

@@ -167,10 +167,17 @@ class Position(Generic[State]):
 
     __slots__ = ("_legal", "game", "state")
 
+    game: Game[State]
+    state: State
+    _legal: tuple[int, ...] | None
+
     def __init__(self, game: Game[State], state: State) -> None:
-        self.game = game
-        self.state = state
-        self._legal: tuple[int, ...] | None = None
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "state", state)
+        object.__setattr__(self, "_legal", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Position is immutable: cannot set {name!r}")
 
     # ------------------------------------------------------------------ facts
     @property
@@ -197,7 +204,8 @@ class Position(Generic[State]):
 
     def legal_actions(self) -> tuple[int, ...]:
         if self._legal is None:
-            self._legal = tuple(self.game.legal_actions(self.state))
+            object.__setattr__(self, "_legal", tuple(self.game.legal_actions(self.state)))
+        assert self._legal is not None
         return self._legal
 
     def legal_action_strings(self) -> list[str]:
