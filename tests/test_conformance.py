@@ -7,10 +7,10 @@ import random
 from typing import Any
 
 import pytest
-from support import option_values, random_game, random_options
 
 import boardlab
 from boardlab.core.game import Game
+from support import option_values, random_game, random_options
 
 GAMES = boardlab.game_ids()
 

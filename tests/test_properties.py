@@ -3,19 +3,20 @@ the strategies reach (conservation, round trips, undo, termination within the ca
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from support import games_strategy, options_strategy, random_game
 
 import boardlab
 from boardlab.core.game import Game, Position
 from boardlab.core.record import GameRecord
 from boardlab.games.galatjang.rules import BLOCKED
 from boardlab.games.jinli.rules import bits
+from support import games_strategy, options_strategy, random_game
 
 
 def jinli_conserved(position: Position[Any]) -> None:
@@ -73,7 +74,7 @@ def test_records_round_trip_in_both_formats(
 ) -> None:
     positions = random_game(game, rng)
     record = GameRecord(game, headers={"Date": "2026.11.21", "Event": 'a "test" game'})
-    for before, after in zip(positions, positions[1:], strict=False):
+    for before, after in itertools.pairwise(positions):
         record.play(next(a for a in before.legal_actions() if before.play(a) == after))
         if rng.random() < 0.1:
             record.comments[len(record)] = f"note {len(record)}"

@@ -12,11 +12,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from reference import galatjang, jinli, linja
-from support import random_options
 
 import boardlab
 from boardlab.core.game import Position
+from reference import galatjang, jinli, linja
+from support import random_options
 
 REFERENCES: dict[str, ModuleType] = {"jinli": jinli, "linja": linja, "galatjang": galatjang}
 #: Random games per game id and test chunk; chunks run in parallel under pytest-xdist.

@@ -35,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rules engines for Jin Li, Linja and Galatjang.",
         epilog=f"games: {', '.join(game_ids())}",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     parser_class=_Parser)
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
@@ -44,8 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         return sub
 
     def with_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                         help="set a game option (repeatable); see `boardlab rules GAME`")
+        sub.add_argument(
+            "--option",
+            "-o",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="set a game option (repeatable); see `boardlab rules GAME`",
+        )
         sub.add_argument("--position", "-p", metavar="POS", help="start from this position string")
 
     commands.add_parser("games", help="list the games", description="List the games.")
@@ -58,8 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--divide", action="store_true", help="first one line per legal action")
     replay = command("replay", "play a record or a list of actions; print the final position")
     with_options(replay)
-    replay.add_argument("file", nargs="?", metavar="FILE",
-                        help="a record or a list of action strings (default: standard input)")
+    replay.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="a record or a list of action strings (default: standard input)",
+    )
     return parser
 
 
@@ -159,8 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"boardlab: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
-              file=sys.stderr)
+        print(
+            f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("boardlab: interrupted", file=sys.stderr)

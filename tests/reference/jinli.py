@@ -272,11 +272,7 @@ def play(options: dict, position: str, action: str) -> str:
         # recycle: "when a player drops his last stone, the opponent immediately chooses any
         # stone on the board" -- unless "the turn cap is reached by a turn that dropped the
         # last stone under recycle, the game ends at once and no give is played".
-        if (
-            opts["recycle"]
-            and pos["stones"][side] == 0
-            and pos["turns"] < opts["max_turns"]
-        ):
+        if opts["recycle"] and pos["stones"][side] == 0 and pos["turns"] < opts["max_turns"]:
             pos["phase"] = "g"  # the side to act (the opponent of the dropper) gives
         return format_position(pos)
 

@@ -42,8 +42,9 @@ def perft(module, options: dict, position: str, depth: int) -> int:
     actions = module.legal(options, position)
     if depth == 1:
         return len(actions)
-    return sum(perft(module, options, module.play(options, position, a), depth - 1)
-               for a in actions)
+    return sum(
+        perft(module, options, module.play(options, position, a), depth - 1) for a in actions
+    )
 
 
 def build_c(work: str) -> str | None:
@@ -71,8 +72,14 @@ def check_perft(limit: str | None) -> bool:
         start = module.initial({})
         ours = [perft(module, {}, start, d) for d in range(1, 5)]
         if limit:
-            theirs = [int(subprocess.run([limit, name, "perft", str(d)], capture_output=True,
-                                         text=True, check=True).stdout) for d in range(1, 5)]
+            theirs = [
+                int(
+                    subprocess.run(
+                        [limit, name, "perft", str(d)], capture_output=True, text=True, check=True
+                    ).stdout
+                )
+                for d in range(1, 5)
+            ]
         else:
             theirs = C_PERFT[name]
         same = ours == theirs
@@ -91,8 +98,9 @@ def format_outcome(result) -> str:
 
 def rare_seeds(limit: str, name: str, scan: int, seed: int, most: int = 20) -> list[int]:
     """Seeds (among `scan` C games) whose ending reason is not the most common one."""
-    text = subprocess.run([limit, name, "outcomes", str(seed), str(scan)], capture_output=True,
-                          text=True, check=True).stdout
+    text = subprocess.run(
+        [limit, name, "outcomes", str(seed), str(scan)], capture_output=True, text=True, check=True
+    ).stdout
     rows = [(int(line.split()[0]), line.split("reason=")[1]) for line in text.splitlines()]
     counts: dict[str, int] = {}
     for _, reason in rows:
@@ -102,8 +110,12 @@ def rare_seeds(limit: str, name: str, scan: int, seed: int, most: int = 20) -> l
 
 
 def c_traces(limit: str, name: str, seeds: list[int]) -> str:
-    return "".join(subprocess.run([limit, name, "trace", str(s)], capture_output=True,
-                                  text=True, check=True).stdout for s in seeds)
+    return "".join(
+        subprocess.run(
+            [limit, name, "trace", str(s)], capture_output=True, text=True, check=True
+        ).stdout
+        for s in seeds
+    )
 
 
 def check_traces(limit: str | None, count: int, seed: int, scan: int) -> bool:
@@ -142,9 +154,11 @@ def check_traces(limit: str | None, count: int, seed: int, scan: int) -> bool:
                 if bad <= 5:
                     print(f"  {name}: {problem}")
         ok &= bad == 0
-        print(f"traces {name:9s} {games} games ({len(rare)} with rare endings), "
-              f"{steps} legal lists compared, "
-              f"{'ok' if bad == 0 else f'{bad} MISMATCHES'}")
+        print(
+            f"traces {name:9s} {games} games ({len(rare)} with rare endings), "
+            f"{steps} legal lists compared, "
+            f"{'ok' if bad == 0 else f'{bad} MISMATCHES'}"
+        )
     return ok
 
 
@@ -192,8 +206,12 @@ def conserved(name: str, options: dict, position: str) -> bool:
         pos = jinli.parse(position)
         koi = list(pos["board"].values())
         stones = koi.count("o") + pos["stones"]["r"] + pos["stones"]["y"]
-        return (koi.count("R") == 2 and koi.count("Y") == 2 and stones == 2 * opts["stones"]
-                and min(pos["stones"].values()) >= 0)
+        return (
+            koi.count("R") == 2
+            and koi.count("Y") == 2
+            and stones == 2 * opts["stones"]
+            and min(pos["stones"].values()) >= 0
+        )
     if name == "linja":
         pos = linja.parse(position)
         return sum(pos["counts"]["b"]) == 12 and sum(pos["counts"]["r"]) == 12
@@ -251,8 +269,10 @@ def check_random(games_per_game: int, seed: int) -> bool:
                 if bad <= 5:
                     print(f"  {name} {options}: {problem}")
         ok &= bad == 0
-        print(f"random {name:9s} {games_per_game} games, {total_actions} actions, "
-              f"endings {dict(sorted(reasons.items()))}  {'ok' if bad == 0 else f'{bad} BAD'}")
+        print(
+            f"random {name:9s} {games_per_game} games, {total_actions} actions, "
+            f"endings {dict(sorted(reasons.items()))}  {'ok' if bad == 0 else f'{bad} BAD'}"
+        )
     return ok
 
 
@@ -261,8 +281,12 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--traces", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--scan", type=int, default=100_000,
-                        help="C games scanned for rare endings to trace (0: none)")
+    parser.add_argument(
+        "--scan",
+        type=int,
+        default=100_000,
+        help="C games scanned for rare endings to trace (0: none)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ref-c-") as work:
         limit = build_c(work)

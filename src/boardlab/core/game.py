@@ -245,9 +245,11 @@ class Position(Generic[State]):
         try:
             code = self.game.parse_action(self.state, text)
         except InvalidNotationError as error:
-            raise InvalidNotationError(f"{error} (in position {self.position_string()!r})")
+            where = f"{error} (in position {self.position_string()!r})"
+            raise InvalidNotationError(where) from None
         except IllegalActionError as error:
-            raise IllegalActionError(f"{error} (in position {self.position_string()!r})")
+            where = f"{error} (in position {self.position_string()!r})"
+            raise IllegalActionError(where) from None
         if not self.is_legal(code):
             raise self._illegal(repr(text))
         return code
@@ -271,9 +273,7 @@ class Position(Generic[State]):
 
     # ------------------------------------------------------------------ value semantics
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Position) and self.state == other.state and self.game == other.game
-        )
+        return isinstance(other, Position) and self.state == other.state and self.game == other.game
 
     def __hash__(self) -> int:
         return hash((self.game.id, self.state))

@@ -211,13 +211,15 @@ class GameRecord:
                 if token.startswith("["):
                     tag = _TAG.fullmatch(token)
                     if not tag:
-                        raise RecordError('malformed tag: expected [Name "value"]', line_number,
-                                          token)
+                        raise RecordError(
+                            'malformed tag: expected [Name "value"]', line_number, token
+                        )
                     headers[_tag_name(tag.group(1))] = _unescape(tag.group(2))
                 elif token.startswith("{"):
                     if not token.endswith("}"):
-                        raise RecordError("comment not closed with } on the same line",
-                                          line_number, token)
+                        raise RecordError(
+                            "comment not closed with } on the same line", line_number, token
+                        )
                     comments.append((len(moves), token[1:-1].strip()))
                 elif token.startswith(";"):
                     comments.append((len(moves), token[1:].strip()))
@@ -238,8 +240,9 @@ class GameRecord:
                 raise RecordError(str(error), line_number, word, index) from None
         for ply, note in comments:
             if note:
-                record.comments[ply] = f"{record.comments[ply]} {note}" if ply in record.comments \
-                    else note
+                record.comments[ply] = (
+                    f"{record.comments[ply]} {note}" if ply in record.comments else note
+                )
         claimed = results[0][1].lower() if results else headers.get("Result", UNFINISHED).lower()
         if claimed != UNFINISHED and claimed != record.result():
             line_number = results[0][0] if results else 0
@@ -269,8 +272,9 @@ class GameRecord:
         else:
             base = new_game(named or str(game_id))
             values: dict[str, Any] = dict(game.options) if isinstance(game, Game) else {}
-            values.update(base.schema.parse_assignments(headers.get("Options", "").split(),
-                                                         base.id))
+            values.update(
+                base.schema.parse_assignments(headers.get("Options", "").split(), base.id)
+            )
             values.update(options or {})
             chosen = new_game(base.id, values)
         position_text = start or headers.get("Position") or headers.get("Fen")
@@ -306,10 +310,11 @@ class GameRecord:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
         if not isinstance(data, Mapping) or data.get("format") != JSON_FORMAT:
-            raise RecordError(f"not a boardlab JSON record: expected \"format\": {JSON_FORMAT!r}")
+            raise RecordError(f'not a boardlab JSON record: expected "format": {JSON_FORMAT!r}')
         if data.get("version") != JSON_VERSION:
-            raise RecordError(f"unsupported record version {data.get('version')!r}: "
-                              f"expected {JSON_VERSION}")
+            raise RecordError(
+                f"unsupported record version {data.get('version')!r}: expected {JSON_VERSION}"
+            )
         game = new_game(str(data.get("game")), dict(data.get("options") or {}))
         start = data.get("start")
         headers = {k: str(v) for k, v in dict(data.get("headers") or {}).items()}

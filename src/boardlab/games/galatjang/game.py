@@ -33,7 +33,9 @@ class Galatjang(Game[GalatjangState]):
     id = "galatjang"
     name = "Galatjang"
     players = ("south", "north")
-    summary = "Sow seeds around a ring of pits and stores; relay from full pits, capture from empty."
+    summary = (
+        "Sow seeds around a ring of pits and stores; relay from full pits, capture from empty."
+    )
     brief = """
 Two rows of 6 pits with 6 seeds each; South owns the bottom row (s1-s6, left to right)
 and the store on the right, North the top row (n1-n6, right to left as South sees it)
@@ -62,20 +64,35 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             Option("seeds", 6, "seeds in each pit at the start (and at a refill)", low=1, high=20),
             Option("first", "south", "the player who sows first", choices=("south", "north")),
             Option("sow_opponent_store", True, "sowing drops seeds into the opponent's store too"),
-            Option("skip_origin", False,
-                   "a sowing skips the pit its seeds were taken from on later laps"),
-            Option("lone_seed", "store",
-                   "a last seed in an own empty pit facing an empty pit: to the store, or stays",
-                   choices=("store", "stay")),
-            Option("max_turns", 500, "turns per round after which the round ends",
-                   low=1, high=100_000),
-            Option("rounds", 1, "rounds in a match (the seed's variant: more than 1)",
-                   low=1, high=99),
-            Option("refill", "store_end",
-                   "between rounds pits are filled from the store's end, or from pit 1",
-                   choices=("store_end", "far_end")),
-            Option("round_starter", "winner", "who starts the next round",
-                   choices=("winner", "loser", "alternate")),
+            Option(
+                "skip_origin",
+                False,
+                "a sowing skips the pit its seeds were taken from on later laps",
+            ),
+            Option(
+                "lone_seed",
+                "store",
+                "a last seed in an own empty pit facing an empty pit: to the store, or stays",
+                choices=("store", "stay"),
+            ),
+            Option(
+                "max_turns", 500, "turns per round after which the round ends", low=1, high=100_000
+            ),
+            Option(
+                "rounds", 1, "rounds in a match (the seed's variant: more than 1)", low=1, high=99
+            ),
+            Option(
+                "refill",
+                "store_end",
+                "between rounds pits are filled from the store's end, or from pit 1",
+                choices=("store_end", "far_end"),
+            ),
+            Option(
+                "round_starter",
+                "winner",
+                "who starts the next round",
+                choices=("winner", "loser", "alternate"),
+            ),
         )
     )
 
@@ -236,7 +253,9 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         if outcome is not None:
             lines.append(f"Game over ({outcome.reason}): {outcome.winner_name}")
         else:
-            rounds = f"round {state.round} of {self.rules.rounds}, " if self.rules.rounds > 1 else ""
+            rounds = (
+                f"round {state.round} of {self.rules.rounds}, " if self.rules.rounds > 1 else ""
+            )
             lines.append(
                 f"{rounds}turn {state.turns + 1}: {self.players[state.side].capitalize()} to sow"
             )

@@ -78,19 +78,36 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
 """
     schema = OptionSchema(
         (
-            Option("start", "corners", "koi start in the corners, or inset (alternate rule 1)",
-                   choices=("corners", "inset")),
+            Option(
+                "start",
+                "corners",
+                "koi start in the corners, or inset (alternate rule 1)",
+                choices=("corners", "inset"),
+            ),
             Option("first", "red", "the player who moves first", choices=("red", "yellow")),
             Option("target", 10, "points that win at once (alternate rule 3: 15)", low=1, high=99),
-            Option("stones", 10, "stones in each player's supply (alternate rule 2: 6)",
-                   low=0, high=22),
-            Option("recycle", False,
-                   "after a player drops his last stone the opponent gives one back "
-                   "(alternate rule 4)"),
-            Option("no_move", "pass", "a player with no swim or jump passes, or loses",
-                   choices=("pass", "lose")),
-            Option("max_turns", 300, "turns after which the game ends (higher score wins)",
-                   low=1, high=100_000),
+            Option(
+                "stones", 10, "stones in each player's supply (alternate rule 2: 6)", low=0, high=22
+            ),
+            Option(
+                "recycle",
+                False,
+                "after a player drops his last stone the opponent gives one back "
+                "(alternate rule 4)",
+            ),
+            Option(
+                "no_move",
+                "pass",
+                "a player with no swim or jump passes, or loses",
+                choices=("pass", "lose"),
+            ),
+            Option(
+                "max_turns",
+                300,
+                "turns after which the game ends (higher score wins)",
+                low=1,
+                high=100_000,
+            ),
         )
     )
 
@@ -165,9 +182,12 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             for file in range(SIZE):
                 bit = 1 << (rank * SIZE + file)
                 piece = (
-                    "R" if state.koi[RED] & bit
-                    else "Y" if state.koi[YELLOW] & bit
-                    else "o" if state.stones & bit
+                    "R"
+                    if state.koi[RED] & bit
+                    else "Y"
+                    if state.koi[YELLOW] & bit
+                    else "o"
+                    if state.stones & bit
                     else ""
                 )
                 if not piece:
@@ -273,9 +293,12 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             for file in range(SIZE):
                 bit = 1 << (rank * SIZE + file)
                 cells.append(
-                    "R" if state.koi[RED] & bit
-                    else "Y" if state.koi[YELLOW] & bit
-                    else "o" if state.stones & bit
+                    "R"
+                    if state.koi[RED] & bit
+                    else "Y"
+                    if state.koi[YELLOW] & bit
+                    else "o"
+                    if state.stones & bit
                     else "."
                 )
             lines.append(f" {rank + 1}  {' '.join(cells)}  {rank + 1}")
@@ -290,8 +313,11 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             assert outcome is not None
             lines.append(f"Game over ({reason}): {outcome.winner_name}")
         else:
-            doing = {MOVE: "to swim or jump", DROP_DUE: "to drop a stone",
-                     GIVE_DUE: "to give a stone back"}[state.phase]
+            doing = {
+                MOVE: "to swim or jump",
+                DROP_DUE: "to drop a stone",
+                GIVE_DUE: "to give a stone back",
+            }[state.phase]
             lines.append(f"{self.players[state.side].capitalize()} {doing}")
         return "\n".join(lines)
 

@@ -68,18 +68,32 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     schema = OptionSchema(
         (
             Option("first", "black", "the player who moves first", choices=("black", "red")),
-            Option("ruleset", "bonus",
-                   "bonus: the seed text; extra-turn: the bilingual Steffen sheet",
-                   choices=("bonus", "extra-turn")),
-            Option("bonus_after_opening", False,
-                   "an opening move into the goal also earns a bonus move"),
+            Option(
+                "ruleset",
+                "bonus",
+                "bonus: the seed text; extra-turn: the bilingual Steffen sheet",
+                choices=("bonus", "extra-turn"),
+            ),
+            Option(
+                "bonus_after_opening",
+                False,
+                "an opening move into the goal also earns a bonus move",
+            ),
             Option("goal_step_back", False, "a bonus may move an own piece back out of the goal"),
             Option("nasty", False, "a bonus may instead move an opponent piece one row"),
-            Option("scoring", "signed",
-                   "signed: -5 -3 -2 -1 1 2 3 5 by row; positive: 0 0 0 0 1 2 3 5",
-                   choices=("signed", "positive")),
-            Option("max_turns", 1000, "turns after which the game ends (more points wins)",
-                   low=1, high=100_000),
+            Option(
+                "scoring",
+                "signed",
+                "signed: -5 -3 -2 -1 1 2 3 5 by row; positive: 0 0 0 0 1 2 3 5",
+                choices=("signed", "positive"),
+            ),
+            Option(
+                "max_turns",
+                1000,
+                "turns after which the game ends (more points wins)",
+                low=1,
+                high=100_000,
+            ),
         )
     )
 
