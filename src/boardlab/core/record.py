@@ -226,7 +226,7 @@ class GameRecord:
                 elif _TURN_NUMBER.fullmatch(token):
                     continue
                 else:
-                    moves.append((line_number, _TURN_NUMBER.sub("", token, count=1)))
+                    _add_move(moves, line_number, _TURN_NUMBER.sub("", token, count=1))
         record = cls._start(headers, game, options, start)
         results_words = {*record.game.players, "draw", UNFINISHED}
         while moves and moves[-1][1].lower() in results_words:
@@ -388,6 +388,19 @@ class GameRecord:
 
     def __repr__(self) -> str:
         return f"<GameRecord {self.game.id} {len(self)} actions {self.result()}>"
+
+
+def _add_move(moves: list[tuple[int, str]], line: int, word: str) -> None:
+    """Append an action token, joining the parts of one typed with spaces inside
+    (``a1 - b2``, ``@ d4``, ``o 4-5``)."""
+    if (
+        moves
+        and moves[-1][0] == line
+        and (word.startswith("-") or moves[-1][1].endswith("-") or moves[-1][1] in "@xXoO")
+    ):
+        moves[-1] = (line, moves[-1][1] + word)
+    elif word:
+        moves.append((line, word))
 
 
 def _tag_name(name: str) -> str:

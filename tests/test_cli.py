@@ -1,0 +1,133 @@
+"""The boardlab command: each subcommand's output, and bad input as one line on standard
+error with a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boardlab.cli import main
+
+JINLI_GAME = "a1-b2 @d4 g7-f6 @c3"
+
+
+def run(
+    args: list[str], capsys: pytest.CaptureFixture[str], stdin: str = ""
+) -> tuple[int, str, str]:
+    sys.stdin = io.StringIO(stdin)
+    try:
+        status = main(args)
+    finally:
+        sys.stdin = sys.__stdin__
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_games_lists_every_game(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["games"], capsys)
+    assert status == 0
+    assert [line.split()[0] for line in out.splitlines()] == ["jinli", "linja", "galatjang"]
+
+
+@pytest.mark.parametrize("game_id", ["jinli", "linja", "galatjang"])
+def test_rules_lists_every_option_with_its_default(
+    game_id: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import boardlab
+
+    status, out, _ = run(["rules", game_id], capsys)
+    assert status == 0
+    for option in boardlab.game_class(game_id).schema:
+        assert f"{option.name}" in out
+        assert f"default {option.format(option.default)}" in out
+
+
+def test_show_draws_the_board_and_the_position_string(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["show", "galatjang", "--option", "pits=3", "-o", "seeds=2"], capsys)
+    assert status == 0
+    assert out.splitlines()[-2:] == ["2,2,2/2,2,2 0/0 s 1 0", "legal: s1 s2 s3"]
+
+
+def test_replay_prints_final_position_and_outcome(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["replay", "jinli"], capsys, stdin=JINLI_GAME)
+    assert status == 0
+    assert out.splitlines() == [
+        "Y6/5Y1/7/3o3/2o4/1R5/6R r m 9/9 0/0 0 2",
+        "winner=none points=0/0 reason=none",
+    ]
+
+
+def test_replay_of_a_finished_game_names_the_winner(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["replay", "jinli", "-o", "stones=0", "-o", "no_move=lose", "-o", "max_turns=3"]
+    status, out, _ = run(args, capsys, stdin="a1-b2 g7-f6 b2-c3")
+    assert status == 0
+    assert out.splitlines()[1] == "winner=draw points=0/0 reason=turn_cap"
+
+
+def test_replay_reads_a_record_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.txt"
+    path.write_text('[Game "linja"]\n[Options "ruleset=extra-turn"]\n\n1. 0-1 1-3 *\n')
+    status, out, _ = run(["replay", "linja", str(path)], capsys)
+    assert status == 0
+    assert out.splitlines()[0] == "5,1,1,2,1,1,1,0/0,1,1,1,1,1,1,6 r o 0 1"
+
+
+def test_replay_from_a_position(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["replay", "galatjang", "--position", "0,0,1/1,0,0 8/8 s 1 3"]
+    # s3 ends in South's store, but South has no seed left: North's turn. n1's seed lands
+    # in the empty n2 facing an empty s2: the lone seed goes to North's store; South has
+    # no seeds, the round (and the game) is over.
+    status, out, _ = run(args, capsys, stdin="s3 n1")
+    assert status == 0
+    assert out.splitlines() == ["0,0,0/0,0,0 9/9 s 1 5", "winner=draw points=9/9 reason=no_seeds"]
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("a1-b2 @d4 a1-a2", "action 3 'a1-a2': illegal action"),
+        ("a1-b2 @d9", "action 2 '@d9': invalid jinli action"),
+        ("a1-b2 @d4 a7-d5", "action 3 'a7-d5': illegal jinli action"),
+    ],
+)
+def test_replay_stops_at_a_bad_action_with_status_1(
+    stdin: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(["replay", "jinli"], capsys, stdin=stdin)
+    assert status == 1 and out == ""
+    assert len(err.splitlines()) == 1 and message in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["show", "chess"], "unknown game 'chess': the games are jinli, linja, galatjang"),
+        (["show", "jinli", "-o", "stones=99"], "bad value '99' for option 'stones'"),
+        (["show", "jinli", "-o", "colour=red"], "unknown option 'colour' of jinli"),
+        (["show", "jinli", "-o", "stones"], "malformed option 'stones': expected key=value"),
+        (["show", "linja", "-p", "6,1/0,1 b o 0 0"], "malformed BLACK/RED"),
+        (["perft", "linja", "--depth", "x"], "invalid int value: 'x'"),
+        (["perft", "linja"], "the following arguments are required: --depth"),
+        (["perft", "linja", "--depth", "-1"], "bad depth -1"),
+        (["replay", "linja", "/no/such/file"], "No such file or directory: /no/such/file"),
+        (["dance"], "invalid choice: 'dance'"),
+    ],
+)
+def test_bad_input_gives_one_line_and_a_nonzero_exit(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1 and message in err, err
+
+
+def test_installed_command_never_shows_a_traceback() -> None:
+    command = [sys.executable, "-m", "boardlab", "show", "galatjang", "-p", "1,2/3 0/0 s 1 0"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("boardlab: malformed SOUTH/NORTH '1,2/3'")

@@ -1,0 +1,163 @@
+"""Game records: play and undo, headers, the text format's strict writer and tolerant
+reader, JSON, and saving that never leaves a half-written file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import boardlab
+from boardlab.core.record import GameRecord, RecordError
+
+OPENING = ["a1-b2", "@d4", "g7-f6", "@c3"]
+
+
+def jinli_record() -> GameRecord:
+    record = GameRecord(boardlab.new_game("jinli", stones=6), headers={"Date": "2026.11.21"})
+    record.headers["Red"] = "Ann"
+    record.play_all(OPENING)
+    return record
+
+
+def test_play_appends_actions_and_positions() -> None:
+    record = jinli_record()
+    assert len(record) == 4
+    assert record.action_strings() == OPENING
+    assert record.position.position_string() == "Y6/5Y1/7/3o3/2o4/1R5/6R r m 5/5 0/0 0 2"
+    assert record.positions[0] == record.game.initial()
+
+
+def test_play_refuses_illegal_actions_and_keeps_the_record() -> None:
+    record = jinli_record()
+    with pytest.raises(boardlab.IllegalActionError, match="'a1-a3'"):
+        record.play("a1-a3")
+    with pytest.raises(boardlab.InvalidNotationError, match="'zz'"):
+        record.play("zz")
+    assert len(record) == 4 and record.action_strings() == OPENING
+
+
+def test_undo_goes_back_to_any_earlier_point() -> None:
+    record = jinli_record()
+    record.comments[3] = "a quiet move"
+    record.undo()
+    assert record.action_strings() == OPENING[:3] and 3 in record.comments
+    record.undo_to(1)
+    assert record.action_strings() == OPENING[:1] and record.comments == {}
+    assert record.position == record.game.initial().play("a1-b2")
+    record.undo_to(0)
+    assert record.position == record.game.initial()
+    with pytest.raises(boardlab.BoardlabError, match="cannot undo 1"):
+        record.undo()
+
+
+def test_turns_group_consecutive_actions_of_one_player() -> None:
+    turns = list(jinli_record().turns())
+    assert [(t.number, t.player, t.actions) for t in turns] == [
+        (1, 0, ("a1-b2", "@d4")),
+        (2, 1, ("g7-f6", "@c3")),
+    ]
+
+
+def test_writer_puts_tags_then_numbered_turns() -> None:
+    record = jinli_record()
+    record.comments[2] = "central stone"
+    assert record.to_text() == (
+        '[Game "jinli"]\n[Options "stones=6"]\n[Red "Ann"]\n[Yellow "?"]\n'
+        '[Date "2026.11.21"]\n[Result "*"]\n\n'
+        "1. a1-b2 @d4 {central stone} 2. g7-f6 @c3 *\n"
+    )
+
+
+def test_reader_tolerates_case_missing_numbers_comments_and_spacing() -> None:
+    text = (
+        '[game "JINLI"]\n[options "stones=6"]\n; a line comment\n\n'
+        "1.A1 - B2 @ d4 {why not}\n g7-f6\n@C3 *"
+    )
+    record = GameRecord.from_text(text)
+    assert record.action_strings() == OPENING
+    assert record.comments == {0: "a line comment", 2: "why not"}
+    assert record.game == boardlab.new_game("jinli", stones=6)
+
+
+def test_reader_takes_a_bare_list_of_actions() -> None:
+    record = GameRecord.from_text("s1 s2\nn6", game="galatjang")
+    assert record.action_strings() == ["s1", "s2", "n6"]
+
+
+def test_reader_reports_line_and_token_of_an_illegal_action() -> None:
+    text = '[Game "linja"]\n\n1. 0-1 1-3\n2. 7-3 *\n'
+    with pytest.raises(RecordError) as caught:
+        GameRecord.from_text(text)
+    assert caught.value.line == 4 and caught.value.token == "7-3" and caught.value.index == 3
+    assert "line 4, action 3 '7-3': illegal action" in str(caught.value)
+
+
+def test_reader_reports_malformed_tags_and_results() -> None:
+    with pytest.raises(RecordError, match="line 1, '\\[Game jinli\\]': malformed tag"):
+        GameRecord.from_text("[Game jinli]\n1. a1-b2")
+    with pytest.raises(RecordError, match="claims the result 'red'"):
+        GameRecord.from_text('[Game "jinli"]\n1. a1-b2 @d4 red')
+    with pytest.raises(RecordError, match="no Game tag"):
+        GameRecord.from_text("1. a1-b2")
+    with pytest.raises(RecordError, match="a game of 'linja', not 'jinli'"):
+        GameRecord.from_text('[Game "linja"]', game="jinli")
+
+
+def test_reader_applies_a_start_position_and_option_overrides() -> None:
+    text = '[Game "galatjang"]\n[Position "0,0,1/1,0,0 8/8 s 1 3"]\n1. s3 *'
+    record = GameRecord.from_text(text, options={"lone_seed": "stay"})
+    assert record.start.position_string() == "0,0,1/1,0,0 8/8 s 1 3"
+    assert record.game.options["lone_seed"] == "stay"
+    assert "[Position " in record.to_text()
+
+
+def test_finished_game_records_result_points_and_reason() -> None:
+    game = boardlab.new_game("jinli", stones=0, no_move="lose", max_turns=3)
+    record = GameRecord(game)
+    record.play_all(["a1-a2", "a7-a6", "a2-a3"])
+    text = record.to_text()
+    assert '[Result "draw"]\n[Points "0/0"]\n[Reason "turn_cap"]' in text
+    assert text.rstrip().endswith("3. a2-a3 draw")
+    assert GameRecord.from_text(text).result() == "draw"
+
+
+def test_json_round_trip_and_validation() -> None:
+    record = jinli_record()
+    data = json.loads(record.to_json())
+    assert data["format"] == "boardlab-record" and data["actions"] == OPENING
+    copy = GameRecord.from_json(record.to_json())
+    assert copy.positions == record.positions and copy.headers["Red"] == "Ann"
+    data["actions"][2] = "g7-g5"
+    with pytest.raises(RecordError, match="action 3 'g7-g5'"):
+        GameRecord.from_dict(data)
+    with pytest.raises(RecordError, match="malformed JSON"):
+        GameRecord.from_json("{not json")
+    with pytest.raises(RecordError, match="not a boardlab JSON record"):
+        GameRecord.from_json('{"format": "pgn"}')
+
+
+def test_save_and_load_in_both_formats(tmp_path: Path) -> None:
+    record = jinli_record()
+    for name in ("game.txt", "game.json"):
+        path = record.save(tmp_path / name)
+        assert GameRecord.load(path).positions == record.positions
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "game.txt"]
+
+
+def test_save_failure_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "game.txt"
+    jinli_record().save(path)
+    before = path.read_text()
+    record = jinli_record()
+    record.play("a2-a3") if record.position.is_legal(0) else None
+
+    def explode(self: GameRecord) -> str:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(GameRecord, "to_text", explode)
+    with pytest.raises(RuntimeError):
+        record.save(path)
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["game.txt"]
