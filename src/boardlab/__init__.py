@@ -4,7 +4,7 @@
 >>> game = boardlab.new_game("jinli", stones=6)
 >>> position = game.initial().play("a1-b2").play("@d4")
 >>> position.position_string()
-'Y5Y/7/7/7/3o3/1R5/6R y m 5/6 0/0 0 1'
+'Y5Y/7/7/3o3/7/1R5/6R y m 5/6 0/0 0 1'
 """
 
 from boardlab.core.errors import (

@@ -102,15 +102,18 @@ def koi_moves(state: JinLiState) -> list[int]:
 
 
 def end_reason(state: JinLiState, rules: Rules) -> str | None:
-    """Why the game is over in ``state``, or None. Checked in the order of RULES.md: the
-    target (at once), two passes, the turn cap, then a player to move who is stuck."""
+    """Why the game is over in ``state``, or None. The target ends it at once; the other
+    ends are judged between turns (phase m), in this order: two passes, the turn cap, a
+    player to move who is stuck (with no_move=lose)."""
     if max(state.score) >= rules.target:
         return "target"
+    if state.phase != MOVE:
+        return None  # a started turn is always finished (and a due give is given)
     if state.passes >= 2:
         return "passes"
     if state.turns >= rules.max_turns:
         return "turn_cap"
-    if rules.lose_when_stuck and state.phase == MOVE and not koi_moves(state):
+    if rules.lose_when_stuck and not koi_moves(state):
         return "no_moves"
     return None
 

@@ -1,0 +1,178 @@
+"""Alpha-beta: iterative-deepening negamax with a transposition table, move ordering
+(the table's best action first, then the history heuristic) and the game's evaluation.
+
+Depth counts actions. Turns of several actions are handled by the sign rule: a child
+whose player to act is the same as the parent's keeps the parent's point of view (no
+negation, same window); otherwise the value and the window are negated.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from boardlab.ai.base import (
+    WIN,
+    Agent,
+    Choice,
+    Clock,
+    Limit,
+    SearchTimeout,
+    require_playable,
+    with_time,
+)
+from boardlab.ai.evaluation import evaluation_for
+from boardlab.core.game import Game, Position
+
+EXACT, LOWER, UPPER = 0, 1, 2
+INFINITY = 10.0
+MAX_DEPTH = 64
+DEFAULT_DEPTH = 4
+
+
+class AlphaBetaAgent(Agent):
+    """Iterative deepening alpha-beta search."""
+
+    kind = "alphabeta"
+    params: ClassVar[dict[str, type]] = {}
+
+    def choose(
+        self, position: Position[Any], limit: Limit | None = None, rng: random.Random | None = None
+    ) -> Choice:
+        require_playable(position)
+        return self._search(position, self.limit_for(limit), rng or self.rng, every_action=False)
+
+    def analyze(self, position: Position[Any], limit: Limit | None = None) -> Choice:
+        """Like ``choose``, but with an exact value for every legal action."""
+        require_playable(position)
+        return self._search(position, self.limit_for(limit), self.rng, every_action=True)
+
+    def _search(
+        self, position: Position[Any], limit: Limit, rng: random.Random, every_action: bool
+    ) -> Choice:
+        game = position.game
+        search = _Search(game, limit, rng)
+        max_depth = limit.depth or (MAX_DEPTH if limit.time or limit.nodes else DEFAULT_DEPTH)
+        actions = list(position.legal_actions())
+        rng.shuffle(actions)  # ties among equal actions are broken by the seed
+        best: Choice | None = None
+        for depth in range(1, max_depth + 1):
+            try:
+                values = search.root(position.state, actions, depth, every_action)
+            except SearchTimeout:
+                break
+            actions.sort(key=lambda a: -values.get(a, -INFINITY))
+            action = actions[0]
+            best = Choice(
+                action=action,
+                value=max(-WIN, min(WIN, values[action])),
+                pv=search.principal_variation(position.state, action),
+                nodes=search.nodes,
+                depth=depth,
+                action_values=tuple((a, values[a], 0) for a in actions if a in values),
+            )
+            if abs(values[action]) >= WIN - 0.01 or search.exhausted:
+                break  # a proven result, or nothing deeper to see
+            if limit.time and search.clock.elapsed() > limit.time * 0.5:
+                break  # the next depth would not finish in time
+        if best is None:  # not even depth 1 finished: take the ordering's first choice
+            best = Choice(action=actions[0], nodes=search.nodes)
+        return with_time(best, search.clock)
+
+
+class _Search:
+    """One search: counters, the clock, the transposition table and the history table."""
+
+    def __init__(self, game: Game[Any], limit: Limit, rng: random.Random) -> None:
+        self.game = game
+        self.evaluate = evaluation_for(game)
+        self.limit = limit
+        self.clock = Clock(limit.time, stride=256)
+        self.nodes = 0
+        self.table: dict[Any, tuple[int, float, int, int]] = {}
+        self.history: dict[int, int] = {}
+        self.exhausted = True  # stays True while no leaf was cut off by the depth
+
+    def root(
+        self, state: Any, actions: list[int], depth: int, every_action: bool
+    ) -> dict[int, float]:
+        """Values of the root's actions for the player to act (all exact if
+        ``every_action``; otherwise only the best is exact, the others upper bounds)."""
+        self.exhausted = True
+        game, me = self.game, self.game.to_act(state)
+        alpha, values = -INFINITY, {}
+        for action in actions:
+            child = game.apply(state, action)
+            low = -INFINITY if every_action else alpha
+            if game.to_act(child) == me:
+                value = self.negamax(child, depth - 1, low, INFINITY, 1)
+            else:
+                value = -self.negamax(child, depth - 1, -INFINITY, -low, 1)
+            values[action] = value
+            alpha = max(alpha, value)
+        best = max(values, key=lambda a: values[a])
+        self.table[state] = (depth, values[best], EXACT, best)
+        return values
+
+    def negamax(self, state: Any, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """The value of ``state`` for its player to act, within (alpha, beta)."""
+        self.nodes += 1
+        if self.clock.expired() or (self.limit.nodes and self.nodes > self.limit.nodes):
+            raise SearchTimeout
+        game = self.game
+        me = game.to_act(state)
+        outcome = game.outcome_of(state)
+        if outcome is not None:
+            if outcome.winner is None:
+                return 0.0
+            # Sooner wins are worth a little more, later losses a little less.
+            return (WIN if outcome.winner == me else -WIN) * (1.0 - 0.001 * min(ply, 100))
+        if depth <= 0:
+            self.exhausted = False
+            return self.evaluate(game, state, me)
+        entry = self.table.get(state)
+        tt_action = -1
+        if entry is not None:
+            stored_depth, value, flag, tt_action = entry
+            if stored_depth >= depth:
+                if flag == EXACT:
+                    return value
+                if flag == LOWER and value >= beta:
+                    return value
+                if flag == UPPER and value <= alpha:
+                    return value
+        actions = game.legal_actions(state)
+        history = self.history
+        actions.sort(key=lambda a: (a != tt_action, -history.get(a, 0)))
+        original_alpha, best_value, best_action = alpha, -INFINITY, actions[0]
+        for action in actions:
+            child = game.apply(state, action)
+            if game.to_act(child) == me:
+                value = self.negamax(child, depth - 1, alpha, beta, ply + 1)
+            else:
+                value = -self.negamax(child, depth - 1, -beta, -alpha, ply + 1)
+            if value > best_value:
+                best_value, best_action = value, action
+                alpha = max(alpha, value)
+                if alpha >= beta:
+                    history[action] = history.get(action, 0) + depth * depth
+                    break
+        flag = UPPER if best_value <= original_alpha else LOWER if best_value >= beta else EXACT
+        self.table[state] = (depth, best_value, flag, best_action)
+        return best_value
+
+    def principal_variation(self, state: Any, first: int, length: int = 12) -> tuple[int, ...]:
+        """The first action, then the table's best actions as far as they go."""
+        line = [first]
+        state = self.game.apply(state, first)
+        seen = {state}
+        while len(line) < length and self.game.legal_actions(state):
+            entry = self.table.get(state)
+            if entry is None or entry[3] not in self.game.legal_actions(state):
+                break
+            line.append(entry[3])
+            state = self.game.apply(state, entry[3])
+            if state in seen:
+                break
+            seen.add(state)
+        return tuple(line)

@@ -1,0 +1,135 @@
+"""The agent interface shared by every AI: a position and a limit in, an action with
+information out. The same seed and an iteration, node or depth limit give the same choice.
+
+Values are from the point of view of the player to act, in [-1, 1]: 1 a win, -1 a loss,
+0 a draw (or an even position); heuristic estimates stay inside (-0.9, 0.9).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Position
+
+WIN = 1.0
+
+
+@dataclass(frozen=True)
+class Limit:
+    """How much an agent may search: any of seconds, iterations (MCTS), nodes, depth
+    (in actions). Unset fields are unlimited; an agent falls back to its own budget."""
+
+    time: float | None = None
+    iterations: int | None = None
+    nodes: int | None = None
+    depth: int | None = None
+
+    def is_set(self) -> bool:
+        return any(v is not None for v in (self.time, self.iterations, self.nodes, self.depth))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An agent's answer: the action, and what the search learned on the way."""
+
+    action: int
+    value: float | None = None  # for the player to act, -1..1
+    pv: tuple[int, ...] = ()  # principal variation, starting with ``action``
+    nodes: int = 0
+    iterations: int = 0
+    depth: int = 0
+    seconds: float = 0.0
+    #: (action, value for the player to act, visits or 0) of every legal action searched.
+    action_values: tuple[tuple[int, float, int], ...] = field(default=(), compare=False)
+
+
+class SearchTimeout(Exception):
+    """Raised inside a search when its clock runs out."""
+
+
+class Clock:
+    """A deadline checked cheaply: the wall clock is read every ``stride`` ticks."""
+
+    def __init__(self, seconds: float | None, stride: int = 64) -> None:
+        self.start = time.perf_counter()
+        self.deadline = None if seconds is None else self.start + seconds
+        self.stride = stride
+        self.ticks = 0
+
+    def expired(self) -> bool:
+        self.ticks += 1
+        if self.deadline is None or self.ticks % self.stride:
+            return False
+        return time.perf_counter() >= self.deadline
+
+    def now_expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+
+class Agent(ABC):
+    """Chooses actions. Built with a seed and default budget; ``choose`` may override the
+    budget with a ``Limit`` and the randomness with an ``rng``."""
+
+    kind: ClassVar[str]
+    #: Parameters accepted in a spec (``mcts:time=2``) with their types.
+    params: ClassVar[dict[str, type]] = {}
+
+    def __init__(self, seed: int | None = None, **settings: Any) -> None:
+        unknown = set(settings) - set(self.params) - {"time", "iterations", "nodes", "depth"}
+        if unknown:
+            allowed = ", ".join(sorted({*self.params, "time", "iterations", "nodes", "depth"}))
+            raise BoardlabError(
+                f"unknown parameter {sorted(unknown)[0]!r} for agent {self.kind!r}: "
+                f"expected {allowed}"
+            )
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.budget = Limit(
+            time=settings.get("time"),
+            iterations=settings.get("iterations"),
+            nodes=settings.get("nodes"),
+            depth=settings.get("depth"),
+        )
+        self.settings = settings
+
+    def limit_for(self, limit: Limit | None) -> Limit:
+        return limit if limit is not None and limit.is_set() else self.budget
+
+    @abstractmethod
+    def choose(
+        self,
+        position: Position[Any],
+        limit: Limit | None = None,
+        rng: random.Random | None = None,
+    ) -> Choice:
+        """A legal action of ``position`` (which must not be over), with information."""
+
+    def reset(self) -> None:
+        """Forget anything kept from earlier moves (a new game starts)."""
+
+    def spec(self) -> str:
+        """The agent spec that builds this agent again."""
+        parts = [f"{k}={v}" for k, v in self.settings.items()]
+        return self.kind + (":" + ",".join(parts) if parts else "")
+
+    def __repr__(self) -> str:
+        return f"<Agent {self.spec()}>"
+
+
+def require_playable(position: Position[Any]) -> tuple[int, ...]:
+    actions = position.legal_actions()
+    if not actions:
+        raise BoardlabError(f"no action to choose: the game is over in {position}")
+    return actions
+
+
+def with_time(choice: Choice, clock: Clock) -> Choice:
+    return replace(choice, seconds=clock.elapsed())
