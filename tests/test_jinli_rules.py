@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import boardlab
+from boardlab.core.perft import perft
 
 INITIAL = "Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0"
 SQUARES = [file + rank for rank in "1234567" for file in "abcdefg"]
@@ -290,7 +291,7 @@ def test_landing_scores_one_point_for_an_opponent_koi_around_it():
     assert position.position_string() == "Y6/7/4Y2/3R3/7/7/R6 r d 10/10 1/0 0 0"
 
 
-def test_follow_up_landing_next_to_all_three_other_koi_scores_three():
+def test_landing_next_to_all_three_other_koi_scores_three():
     # d3-d4: c3 (red), d5 and e5 (yellow) all touch d4
     position = at("7/7/3YY2/7/2RR3/7/7 r m 10/10 0/0 0 0").play("d3-d4")
     assert position.position_string() == "7/7/3YY2/3R3/2R4/7/7 r d 10/10 3/0 0 0"
@@ -622,6 +623,21 @@ def test_position_string_does_not_carry_options():
     text = "Y5Y/7/7/7/7/7/R5R r m 6/6 0/0 0 0"
     assert game(stones=6).initial().position_string() == text
     assert at(text, stones=10).position_string() == text
+
+
+def test_perft_counts_actions_a_drop_is_an_action_of_its_own():
+    # 6 swims, each followed by one of 45 drops (49 squares less 4 koi)
+    start = game().initial()
+    assert perft(start, 0) == 1
+    assert perft(start, 1) == 6
+    assert perft(start, 2) == 6 * 45
+
+
+def test_perft_of_a_finished_game_is_zero():
+    position = at(TARGET).play("d3-d4")
+    assert perft(position, 0) == 1
+    assert perft(position, 1) == 0
+    assert perft(position, 2) == 0
 
 
 def test_outcome_summary_names_winner_points_and_reason():

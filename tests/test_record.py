@@ -161,3 +161,18 @@ def test_save_failure_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Mon
         record.save(path)
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["game.txt"]
+
+
+def test_resignation_ends_the_game_and_survives_both_formats() -> None:
+    record = jinli_record()
+    record.resign()
+    assert record.is_over() and record.result() == "yellow"
+    outcome = record.outcome()
+    assert outcome is not None and outcome.reason == "resign"
+    with pytest.raises(boardlab.BoardlabError, match="red resigned"):
+        record.play("a1-a2")
+    assert '[Reason "resign"]' in record.to_text()
+    for copy in (GameRecord.from_text(record.to_text()), GameRecord.from_json(record.to_json())):
+        assert copy.resigned == 0 and copy.result() == "yellow"
+    record.undo()
+    assert record.resigned is None and not record.is_over()

@@ -112,7 +112,7 @@ class Agent(ABC):
     ) -> Choice:
         """A legal action of ``position`` (which must not be over), with information."""
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 (agents without memory keep nothing)
         """Forget anything kept from earlier moves (a new game starts)."""
 
     def spec(self) -> str:

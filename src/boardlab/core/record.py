@@ -85,6 +85,8 @@ class GameRecord:
         self.headers: dict[str, str] = dict(headers or {})
         #: comments[k]: the comment after the first k actions (0: before any action).
         self.comments: dict[int, str] = {}
+        #: the player (index) who resigned, ending an unfinished game
+        self.resigned: int | None = None
 
     # ------------------------------------------------------------------ play and undo
     @property
@@ -98,6 +100,8 @@ class GameRecord:
 
     def play(self, action: int | str) -> Position[Any]:
         """Play a legal action (int or action string) and return the new position."""
+        if self.resigned is not None:
+            raise BoardlabError(f"the game is over: {self.game.players[self.resigned]} resigned")
         current = self.position
         code = current.parse_action(action) if isinstance(action, str) else action
         after = current.play(code)
@@ -122,6 +126,7 @@ class GameRecord:
             raise BoardlabError(f"cannot go back to action {ply}: the record holds {len(self)}")
         del self.actions[ply:]
         del self.positions[ply + 1 :]
+        self.resigned = None
         for key in [k for k in self.comments if k > ply]:
             del self.comments[key]
 
@@ -145,7 +150,19 @@ class GameRecord:
             yield Turn(number + 1, player, first, tuple(group))
 
     # ------------------------------------------------------------------ results
+    def resign(self, player: int | None = None) -> None:
+        """``player`` (by default the one to act) gives up the unfinished game."""
+        if self.position.is_over():
+            raise BoardlabError("the game is already over")
+        self.resigned = self.position.to_act if player is None else player
+
+    def is_over(self) -> bool:
+        return self.resigned is not None or self.position.is_over()
+
     def outcome(self) -> Outcome | None:
+        """How the game ended: by the rules, or by a resignation (reason ``resign``)."""
+        if self.resigned is not None:
+            return Outcome(1 - self.resigned, self.position.points, "resign", self.game.players)
         return self.position.outcome()
 
     def result(self) -> str:
@@ -244,6 +261,9 @@ class GameRecord:
                     f"{record.comments[ply]} {note}" if ply in record.comments else note
                 )
         claimed = results[0][1].lower() if results else headers.get("Result", UNFINISHED).lower()
+        resigned = headers.get("Reason", "").lower() == "resign"
+        if resigned and not record.position.is_over() and claimed in record.game.players:
+            record.resign(1 - record.game.players.index(claimed))
         if claimed != UNFINISHED and claimed != record.result():
             line_number = results[0][0] if results else 0
             raise RecordError(
@@ -295,6 +315,7 @@ class GameRecord:
             "actions": self.action_strings(),
             "comments": {str(k): v for k, v in sorted(self.comments.items())},
             "final": self.position.position_string(),
+            "resigned": None if self.resigned is None else self.game.players[self.resigned],
             "outcome": None
             if outcome is None
             else {
@@ -333,6 +354,11 @@ class GameRecord:
             if not str(key).isdigit() or int(key) > len(record):
                 raise RecordError(f"comment key {key!r} is not an action count 0-{len(record)}")
             record.comments[int(key)] = str(note)
+        resigned = data.get("resigned")
+        if resigned is not None:
+            if resigned not in game.players or record.position.is_over():
+                raise RecordError(f"bad resignation {resigned!r}: not a player of an open game")
+            record.resign(game.players.index(resigned))
         final = data.get("final")
         if final is not None and final != record.position.position_string():
             raise RecordError(

@@ -33,6 +33,22 @@ class Rules(NamedTuple):
     round_starter: str  # winner, loser or alternate
 
 
+class Step(NamedTuple):
+    """One step of a move, for showing it as it happens: ``kind`` is ``take`` (seeds
+    picked up from ``place``), ``drop`` (one seed into ``place``), ``relay`` (the last
+    seed fell into a pit that held seeds: they are picked up), ``again`` (the last seed
+    fell into the sower's store), ``stop`` (the turn ends at ``place``), ``capture``
+    (``seeds`` go from ``place`` and the opposite pit to the store), ``stay`` (a lone seed
+    stays), ``sweep`` (the round is over: pits into stores), ``refill`` (the next round's
+    pits, ``seeds`` of them filled by player ``place``), ``round`` (round ``seeds`` starts,
+    player ``place`` to act). ``ring`` is the board after the step."""
+
+    kind: str
+    place: int
+    seeds: int
+    ring: tuple[int, ...]
+
+
 class EndlessSowingError(RuntimeError):
     """A sowing that relays forever (never seen; the guard keeps a bug from hanging)."""
 
@@ -72,13 +88,22 @@ def legal_actions(state: GalatjangState, rules: Rules) -> list[int]:
     return [p for p in range(pits) if state.ring[first + p] > 0]
 
 
-def sow(ring: list[int], side: int, origin: int, rules: Rules) -> bool:
+def sow(
+    ring: list[int], side: int, origin: int, rules: Rules, trace: list[Step] | None = None
+) -> bool:
     """Sow the pit at ring position ``origin`` for ``side``, relays included, in place.
-    Returns True if the last seed fell into the sower's own store (he sows again)."""
+    Returns True if the last seed fell into the sower's own store (he sows again).
+    With ``trace``, every step is appended to it."""
+
+    def note(kind: str, place: int, seeds: int = 0) -> None:
+        if trace is not None:
+            trace.append(Step(kind, place, seeds, tuple(ring)))
+
     size = len(ring)
     pits = size // 2 - 1
     mine, theirs = store_index(pits, side), store_index(pits, 1 - side)
     hand, ring[origin], position = ring[origin], 0, origin
+    note("take", origin, hand)
     for _ in range(MAX_RELAYS):
         while hand:
             position = (position + 1) % size
@@ -90,14 +115,19 @@ def sow(ring: list[int], side: int, origin: int, rules: Rules) -> bool:
                 continue
             ring[position] += 1
             hand -= 1
+            note("drop", position)
         if position == mine:
+            note("again", position)
             return True
         if position == theirs:
+            note("stop", position)
             return False
         if ring[position] > 1:  # the pit held seeds before: relay from it
             hand, ring[position], origin = ring[position], 0, position
+            note("relay", position, hand)
             continue
         if position not in own_pits(pits, side):  # an opponent's empty pit
+            note("stop", position)
             return False
         opposite = 2 * pits - position
         captured = max(ring[opposite], 0)  # a blocked pit counts as empty
@@ -106,6 +136,9 @@ def sow(ring: list[int], side: int, origin: int, rules: Rules) -> bool:
             ring[position] = 0
             if captured:
                 ring[opposite] = 0
+            note("capture", position, 1 + captured)
+        else:
+            note("stay", position)
         return False
     raise EndlessSowingError(f"a sowing from ring position {origin} did not end")
 
@@ -167,19 +200,31 @@ def next_round(state: GalatjangState, rules: Rules) -> GalatjangState | None:
     return GalatjangState(tuple(ring), starter, state.round + 1, 0)
 
 
-def apply(state: GalatjangState, action: int, rules: Rules) -> GalatjangState:
+def apply(
+    state: GalatjangState, action: int, rules: Rules, trace: list[Step] | None = None
+) -> GalatjangState:
     """The state after a legal sowing, with the automatic steps that follow it: the turn
-    end, the round end and its sweep, the refill and the next round."""
+    end, the round end and its sweep, the refill and the next round. With ``trace``,
+    every step is appended to it."""
     ring = list(state.ring)
     pits = pit_count(state)
-    again = sow(ring, state.side, pit_index(pits, state.side, action), rules)
+    again = sow(ring, state.side, pit_index(pits, state.side, action), rules, trace)
     after = state._replace(ring=tuple(ring))
     if again and has_seeds(after, state.side):
         return after  # the same player sows again, same turn
     after = after._replace(side=1 - state.side, turns=state.turns + 1)
     if not round_over(after, rules):
         return after
-    return next_round(after, rules) or after._replace(ring=tuple(sweep(after)))
+    swept = after._replace(ring=tuple(sweep(after)))
+    following = next_round(after, rules)
+    if trace is not None:
+        trace.append(Step("sweep", -1, 0, swept.ring))
+        if following is not None:
+            for side in (SOUTH, NORTH):
+                filled = sum(following.ring[k] > 0 for k in own_pits(pits, side))
+                trace.append(Step("refill", side, filled, following.ring))
+            trace.append(Step("round", following.side, following.round, following.ring))
+    return following or swept
 
 
 def end_reason(state: GalatjangState, rules: Rules) -> str | None:

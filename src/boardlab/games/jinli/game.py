@@ -243,6 +243,12 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             passes=read_int(passes, "PASSES", text),
             turns=read_int(turns, "TURNS", text),
         )
+        for player, letter in ((RED, "R"), (YELLOW, "Y")):
+            if state.koi[player].bit_count() != 2:
+                raise InvalidNotationError(
+                    f"impossible position string {text!r}: {self.players[player]} has "
+                    f"{state.koi[player].bit_count()} koi ({letter}), every player has 2"
+                )
         if state.phase == GIVE_DUE and not state.stones:
             raise InvalidNotationError(
                 f"impossible position string {text!r}: a give is due but no stone is on the board"

@@ -20,6 +20,7 @@ from boardlab.games.linja.rules import (
     NUM_ACTIONS,
     OPENING,
     PASS,
+    PIECES,
     RED,
     ROWS,
     LinjaState,
@@ -196,6 +197,12 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         def refuse(why: str) -> InvalidNotationError:
             return InvalidNotationError(f"impossible linja position string {text!r}: {why}")
 
+        for side in (BLACK, RED):
+            if sum(state.counts[side]) != PIECES:
+                raise refuse(
+                    f"{self.players[side]} has {sum(state.counts[side])} pieces, "
+                    f"every player has {PIECES}"
+                )
         for row in range(1, ROWS - 1):
             if rules.total(state, row) > CAPACITY:
                 raise refuse(f"row {row} holds more than {CAPACITY} pieces")

@@ -16,6 +16,7 @@ from typing import NamedTuple
 BLACK, RED = 0, 1
 OPENING, FOLLOW_UP, BONUS = 0, 1, 2
 ROWS = 8
+PIECES = 12  # a side
 CAPACITY = 6  # pieces of both colours in a field row (1..6)
 NASTY = ROWS * ROWS
 PASS = 2 * NASTY

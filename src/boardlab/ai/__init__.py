@@ -1,0 +1,90 @@
+"""AI players: one Agent interface, baseline and search agents, named levels.
+
+>>> import boardlab
+>>> from boardlab.ai import make_agent
+>>> agent = make_agent("mcts:iterations=200", seed=1)
+>>> position = boardlab.new_game("linja").initial()
+>>> choice = agent.choose(position)
+>>> choice.action in position.legal_actions()
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boardlab.ai.alphabeta import AlphaBetaAgent
+from boardlab.ai.base import Agent, Choice, Limit
+from boardlab.ai.mcts import MctsAgent
+from boardlab.ai.simple import GreedyAgent, RandomAgent
+from boardlab.core.errors import BoardlabError
+
+AGENTS: dict[str, type[Agent]] = {
+    cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent)
+}
+
+#: The named levels: each an agent spec with its budget. Measured strength: docs/ai.md.
+LEVELS: dict[str, str] = {
+    "beginner": "greedy:noise=0.5",
+    "easy": "greedy",
+    "medium": "mcts:iterations=400,rollout=heuristic",
+    "hard": "mcts:time=1.5,rollout=heuristic",
+    "expert": "mcts:time=4,rollout=heuristic",
+}
+DEFAULT_LEVEL = "medium"
+
+_TYPES: dict[str, type] = {"time": float, "iterations": int, "nodes": int, "depth": int}
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``kind:key=value,key=value`` (or a level name) into the kind and its settings."""
+    text = LEVELS.get(spec.strip().lower(), spec.strip())
+    kind, _, rest = text.partition(":")
+    kind = kind.strip().lower()
+    if kind not in AGENTS:
+        raise BoardlabError(
+            f"unknown agent {spec!r}: expected a level ({', '.join(LEVELS)}) or an agent "
+            f"({', '.join(AGENTS)}) with parameters, like mcts:time=2 or alphabeta:depth=6"
+        )
+    cls = AGENTS[kind]
+    settings: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        kinds = {**_TYPES, **cls.params}
+        if not sep or key not in kinds:
+            raise BoardlabError(
+                f"bad agent parameter {item!r} in {spec!r}: expected key=value with key "
+                f"one of {', '.join(sorted(kinds))}"
+            )
+        try:
+            settings[key] = kinds[key](value.strip())
+        except ValueError:
+            raise BoardlabError(
+                f"bad value {value!r} for {key!r} in agent {spec!r}: expected {kinds[key].__name__}"
+            ) from None
+        if isinstance(settings[key], int | float) and settings[key] < 0:
+            raise BoardlabError(f"bad value {value!r} for {key!r} in agent {spec!r}: negative")
+    return kind, settings
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """The agent a spec names: a level (``medium``), an agent (``random``), or an agent
+    with parameters (``mcts:time=2``, ``alphabeta:depth=6``)."""
+    kind, settings = parse_spec(spec)
+    return AGENTS[kind](seed, **settings)
+
+
+__all__ = [
+    "AGENTS",
+    "LEVELS",
+    "Agent",
+    "AlphaBetaAgent",
+    "Choice",
+    "GreedyAgent",
+    "Limit",
+    "MctsAgent",
+    "RandomAgent",
+    "make_agent",
+    "parse_spec",
+]
