@@ -56,6 +56,34 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--position", "-p", metavar="POS", help="start from this position string")
 
     commands.add_parser("games", help="list the games", description="List the games.")
+    play = command("play", "play a game in the terminal: people, agents, or both")
+    play.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a game option (repeatable); see `boardlab rules GAME`",
+    )
+    for name in ("red", "yellow", "black", "south", "north"):
+        play.add_argument(
+            f"--{name}", metavar="WHO", help=f"who plays {name}: human, a level or an agent spec"
+        )
+    play.add_argument("--seed", type=int, help="seed for the agents (reproducible games)")
+    play.add_argument("--load", metavar="FILE", help="continue a saved game record")
+    play.add_argument("--save", metavar="FILE", help="keep the record in FILE after every move")
+    play.add_argument(
+        "--delay",
+        type=float,
+        metavar="SECONDS",
+        help="pause after each agent turn (default 1 when agents play each other)",
+    )
+    play.add_argument(
+        "--hint",
+        metavar="AGENT",
+        default="mcts:iterations=2000,rollout=heuristic",
+        help="the agent that answers `hint`",
+    )
     command("rules", "the rules in brief and every option with its default")
     show = command("show", "draw the board of a position")
     with_options(show)
@@ -149,8 +177,59 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_play(args: argparse.Namespace) -> int:
+    try:
+        from boardlab.ui.terminal import TerminalGame, console_for, make_seat
+    except ImportError:
+        raise BoardlabError("boardlab play needs Rich: pip install 'boardlab[play]'") from None
+    from boardlab.ai import DEFAULT_LEVEL, make_agent
+
+    cls = game_class(args.game)
+    if args.load:
+        if args.option:
+            raise BoardlabError("--option cannot change a loaded game: its record sets them")
+        record = GameRecord.load(args.load, game=cls.id)
+    else:
+        record = GameRecord(_game(args))
+    players = record.game.players
+    given = {n: getattr(args, n) for n in ("red", "yellow", "black", "south", "north")}
+    strays = [n for n, v in given.items() if v is not None and n not in players]
+    if strays:
+        raise BoardlabError(
+            f"--{strays[0]} is not a player of {cls.id}: the players are {' and '.join(players)}"
+        )
+    chosen = [given[n] for n in players]
+    if chosen == [None, None]:
+        chosen = ["human", DEFAULT_LEVEL]
+    elif None in chosen:
+        other = chosen[1 - chosen.index(None)]
+        fill = DEFAULT_LEVEL if str(other).lower() == "human" else "human"
+        chosen = [c if c is not None else fill for c in chosen]
+    seed = args.seed
+    seats = tuple(
+        make_seat(str(spec), None if seed is None else seed + i) for i, spec in enumerate(chosen)
+    )
+    for name, seat in zip(players, seats, strict=True):
+        record.headers.setdefault(name.capitalize(), "human" if seat.human else seat.label)
+    watching = not any(seat.human for seat in seats)
+    delay = (
+        args.delay if args.delay is not None else (1.0 if watching and sys.stdout.isatty() else 0)
+    )
+    game = TerminalGame(
+        record,
+        (seats[0], seats[1]),
+        console_for(),
+        echo=not sys.stdin.isatty(),
+        delay=delay,
+        autosave=Path(args.save) if args.save else None,
+        hint_agent=make_agent(args.hint, None if seed is None else seed + 2),
+    )
+    return game.run()
+
+
 COMMANDS = {
     "games": run_games,
+    "play": run_play,
     "rules": run_rules,
     "show": run_show,
     "perft": run_perft,

@@ -243,7 +243,7 @@ class GameRecord:
                 elif _TURN_NUMBER.fullmatch(token):
                     continue
                 else:
-                    _add_move(moves, line_number, _TURN_NUMBER.sub("", token, count=1))
+                    add_action_token(moves, line_number, _TURN_NUMBER.sub("", token, count=1))
         record = cls._start(headers, game, options, start)
         results_words = {*record.game.players, "draw", UNFINISHED}
         while moves and moves[-1][1].lower() in results_words:
@@ -416,7 +416,7 @@ class GameRecord:
         return f"<GameRecord {self.game.id} {len(self)} actions {self.result()}>"
 
 
-def _add_move(moves: list[tuple[int, str]], line: int, word: str) -> None:
+def add_action_token(moves: list[tuple[int, str]], line: int, word: str) -> None:
     """Append an action token, joining the parts of one typed with spaces inside
     (``a1 - b2``, ``@ d4``, ``o 4-5``)."""
     if (

@@ -1,0 +1,437 @@
+"""``boardlab play``: a game in the terminal, between people and agents in any mix.
+
+People type action strings (a whole turn at once if they like: ``a1-b2 @d4``), the
+number of an action from ``moves``, or a command. Nothing typed can crash the game or
+lose it: a bad line gets a one-line answer and the prompt again; Ctrl-C, a closed input
+and ``quit`` save an unfinished game to a file and say where.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from boardlab.ai import Agent, make_agent
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Position
+from boardlab.core.record import GameRecord, add_action_token
+from boardlab.ui.narrate import explain
+from boardlab.ui.views import LastTurn, phase_words, view
+
+HELP = """\
+Type an action, several actions of your turn at once, or the number of an action from
+`moves`. Commands:
+  moves          the legal actions, numbered
+  hint           the AI's suggestion, with its evaluation and expected line
+  undo           take back your last turn (and the reply to it)
+  save [FILE]    save the game record (text; .json for JSON)
+  board          draw the board again
+  rules          the rules in brief and the options of this game
+  resign         give up this game
+  quit           leave (an unfinished game is saved first)
+  help           this text"""
+
+REASONS = {
+    "target": "reached the target",
+    "passes": "two passes in a row",
+    "turn_cap": "the turn limit was reached",
+    "no_moves": "the player to move could not move",
+    "passed": "the sides have passed each other",
+    "no_seeds": "a player to move had no seeds",
+    "cannot_fill": "a player could not fill a single pit",
+    "resign": "resignation",
+}
+
+
+class Quit(Exception):
+    """The person asked to leave."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who plays a side: a person (agent None) or an agent; ``label`` is how it was named."""
+
+    agent: Agent | None
+    label: str
+
+    @property
+    def human(self) -> bool:
+        return self.agent is None
+
+
+def make_seat(spec: str, seed: int | None) -> Seat:
+    if spec.strip().lower() in ("human", "person", "me"):
+        return Seat(None, "human")
+    return Seat(make_agent(spec, seed), spec)
+
+
+class TerminalGame:
+    """One game at the terminal: the record, the seats, and the conversation."""
+
+    def __init__(
+        self,
+        record: GameRecord,
+        seats: tuple[Seat, Seat],
+        console: Console,
+        read_line: Callable[[str], str] = input,
+        echo: bool = False,
+        delay: float = 0.0,
+        autosave: Path | None = None,
+        hint_agent: Agent | None = None,
+    ) -> None:
+        self.record = record
+        self.seats = seats
+        self.console = console
+        self.read_line = read_line
+        self.echo = echo
+        self.delay = delay
+        self.autosave = autosave
+        self.hint_agent = hint_agent or make_agent("mcts:iterations=2000,rollout=heuristic", 0)
+
+    @property
+    def position(self) -> Position[Any]:
+        return self.record.position
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> int:
+        """Play until the game is over and the person leaves; the exit status."""
+        self.say_players()
+        self.show()
+        try:
+            while True:
+                if self.record.is_over():
+                    self.announce_result()
+                    if not any(seat.human for seat in self.seats) or not self.after_the_game():
+                        return 0
+                    continue
+                seat = self.seats[self.position.to_act]
+                if seat.agent is not None:
+                    self.agent_turn(seat.agent, seat.label)
+                else:
+                    self.read_and_act()
+        except Quit:
+            self.save_unfinished("You left")
+            return 0
+        except EOFError:
+            self.console.print()
+            self.save_unfinished("Input closed")
+            return 0
+        except KeyboardInterrupt:
+            self.console.print()
+            self.save_unfinished("Interrupted")
+            return 130
+
+    def read(self, prompt: str) -> str:
+        line = self.read_line(prompt)
+        if self.echo:
+            self.console.print(line, markup=False, highlight=False)
+        return line
+
+    def prompt(self) -> str:
+        position = self.position
+        who = position.player.capitalize()
+        if position.game.id == "jinli":
+            doing = {"m": "swim or jump", "d": "drop a stone", "g": "give a stone back"}
+            return f"{who}, {doing[position.phase]}> "
+        if position.game.id == "linja":
+            return f"{who}, {phase_words(position).removesuffix(' due')}> "
+        return f"{who}, sow a pit> "
+
+    # ------------------------------------------------------------------ people
+    def read_and_act(self) -> None:
+        line = self.read(self.prompt()).strip()
+        if not line:
+            return
+        command, _, argument = line.partition(" ")
+        handler = {
+            "help": self.cmd_help,
+            "?": self.cmd_help,
+            "moves": self.cmd_moves,
+            "hint": self.cmd_hint,
+            "undo": self.cmd_undo,
+            "save": self.cmd_save,
+            "board": self.cmd_board,
+            "rules": self.cmd_rules,
+            "resign": self.cmd_resign,
+            "quit": self.cmd_quit,
+            "exit": self.cmd_quit,
+        }.get(command.lower())
+        if handler is not None:
+            handler(argument.strip())
+            return
+        try:
+            actions = self.resolve(line)
+        except BoardlabError as error:
+            self.console.print(f"{error}", markup=False, highlight=False)
+            self.console.print("Type `moves` for the legal actions or `help`.", markup=False)
+            return
+        self.play(actions)
+
+    def resolve(self, line: str) -> list[int]:
+        """The actions a typed line names, checked in order on a scratch position: all of
+        them legal and for people to play, or an error and nothing played."""
+        position, actions = self.position, []
+        for word in self.tokens(line):
+            if position.is_over():
+                raise BoardlabError(f"{word!r}: the game is over before it")
+            if not self.seats[position.to_act].human:
+                raise BoardlabError(f"{word!r}: it is not your turn then")
+            action = self.action_from(position, word)
+            actions.append(action)
+            position = position.play(action)
+        return actions
+
+    @staticmethod
+    def tokens(line: str) -> list[str]:
+        words: list[tuple[int, str]] = []
+        for word in line.replace(",", " ").split():
+            add_action_token(words, 1, word)
+        return [word for _, word in words]
+
+    @staticmethod
+    def action_from(position: Position[Any], word: str) -> int:
+        """An action string, or else the number of an action in the ``moves`` list."""
+        try:
+            return position.parse_action(word)
+        except BoardlabError:
+            if not word.isdigit():
+                raise
+        legal = position.legal_actions()
+        number = int(word)
+        if not 1 <= number <= len(legal):
+            raise BoardlabError(f"no action number {number}: the actions are 1-{len(legal)}")
+        return legal[number - 1]
+
+    def play(self, actions: list[int]) -> None:
+        for action in actions:
+            before = self.position
+            after = self.record.play(action)
+            for sentence in explain(before, action, after):
+                self.console.print(sentence, markup=False, highlight=False)
+        self.keep()
+        if self.position_changes_hands() or self.record.is_over():
+            self.show()
+
+    def position_changes_hands(self) -> bool:
+        """Draw the board when the turn passes (a person mid-turn keeps typing)."""
+        return len(self.record) >= 1 and (
+            self.record.positions[-2].to_act != self.position.to_act
+            or self.seats[self.position.to_act].human
+        )
+
+    # ------------------------------------------------------------------ agents
+    def agent_turn(self, agent: Agent, label: str) -> None:
+        """The agent plays its whole turn; it is shown once, then explained."""
+        first = self.position
+        started = time.perf_counter()
+        played: list[tuple[Position[Any], int, Position[Any]]] = []
+        while not self.record.is_over() and self.position.to_act == first.to_act:
+            before = self.position
+            action = agent.choose(before).action
+            played.append((before, action, self.record.play(action)))
+        seconds = time.perf_counter() - started
+        words = " ".join(before.action_string(action) for before, action, _ in played)
+        self.console.print(
+            f"{first.player.capitalize()} ({label}) plays {words}  [{seconds:.1f} s]",
+            markup=False,
+            highlight=False,
+        )
+        for before, action, after in played:
+            for sentence in explain(before, action, after):
+                self.console.print("  " + sentence, markup=False, highlight=False)
+        self.keep()
+        self.show()
+        if self.delay and not self.record.is_over():
+            time.sleep(self.delay)
+
+    # ------------------------------------------------------------------ commands
+    def cmd_help(self, _: str) -> None:
+        self.console.print(HELP, markup=False, highlight=False)
+        if self.position.game.id == "galatjang":
+            self.console.print("A bare number is a pit of yours: 3 is s3 for South.")
+
+    def cmd_moves(self, _: str) -> None:
+        strings = self.position.legal_action_strings()
+        items = [f"{n}. {s}" for n, s in enumerate(strings, 1)]
+        self.console.print("Legal: " + "  ".join(items), markup=False, highlight=False)
+
+    def cmd_hint(self, _: str) -> None:
+        position = self.position
+        choice = self.hint_agent.choose(position)
+        self.hint_agent.reset()
+        value = choice.value if choice.value is not None else 0.0
+        chance = round(50 * (value + 1))
+        line = " ".join(self.line_strings(position, choice.pv[:8]))
+        self.console.print(
+            f"Hint: {position.action_string(choice.action)} "
+            f"(evaluation {value:+.2f} for {position.player.capitalize()}, "
+            f"about {chance}% expected; line: {line})",
+            markup=False,
+            highlight=False,
+        )
+
+    @staticmethod
+    def line_strings(position: Position[Any], actions: tuple[int, ...]) -> list[str]:
+        words = []
+        for action in actions:
+            if action not in position.legal_actions():
+                break
+            words.append(position.action_string(action))
+            position = position.play(action)
+        return words
+
+    def cmd_undo(self, _: str) -> None:
+        """Back to the start of the latest turn a person has played (any agent replies
+        after it go too)."""
+        record = self.record
+        starts = [
+            k
+            for k in range(len(record))
+            if self.seats[record.positions[k].to_act].human
+            and (k == 0 or record.positions[k - 1].to_act != record.positions[k].to_act)
+        ]
+        if not starts:
+            self.console.print("Nothing to undo.")
+            return
+        taken = len(record) - starts[-1]
+        record.undo_to(starts[-1])
+        for seat in self.seats:
+            if seat.agent is not None:
+                seat.agent.reset()
+        self.keep()
+        self.console.print(f"Took back {taken} action{'s' * (taken != 1)}.")
+        self.show()
+
+    def cmd_save(self, argument: str) -> None:
+        try:
+            path = self.record.save(argument or self.default_path())
+        except (OSError, BoardlabError) as error:
+            self.console.print(f"Could not save: {error}", markup=False, highlight=False)
+            return
+        self.console.print(f"Saved to {path}", markup=False, highlight=False)
+
+    def cmd_board(self, _: str) -> None:
+        self.show()
+
+    def cmd_rules(self, _: str) -> None:
+        game = self.position.game
+        self.console.print(type(game).brief.strip(), markup=False, highlight=False)
+        options = " ".join(game.option_assignments()) or "all defaults"
+        self.console.print(f"Options of this game: {options}", markup=False, highlight=False)
+
+    def cmd_resign(self, _: str) -> None:
+        self.console.print(f"{self.position.player.capitalize()} resigns.", markup=False)
+        self.record.resign()
+        self.keep()
+
+    def cmd_quit(self, _: str) -> None:
+        raise Quit
+
+    # ------------------------------------------------------------------ output
+    def say_players(self) -> None:
+        game = self.position.game
+        names = [
+            f"{name.capitalize()}: {'you' if seat.human else seat.label}"
+            for name, seat in zip(game.players, self.seats, strict=True)
+        ]
+        options = " ".join(game.option_assignments())
+        extra = f" ({options})" if options else ""
+        self.console.print(
+            f"{game.name}{extra}. " + ", ".join(names) + ". Type help for help.",
+            markup=False,
+            highlight=False,
+        )
+
+    def last_turn(self) -> LastTurn:
+        record = self.record
+        if not record.actions:
+            return []
+        mover = record.positions[-2].to_act
+        k = len(record.actions)
+        while k > 0 and record.positions[k - 1].to_act == mover:
+            k -= 1
+        return list(zip(record.positions[k:-1], record.actions[k:], strict=True))
+
+    def show(self) -> None:
+        self.console.print()
+        self.console.print(view(self.position, self.last_turn()))
+
+    def announce_result(self) -> None:
+        outcome = self.record.outcome()
+        assert outcome is not None
+        first, second = outcome.points
+        why = REASONS.get(outcome.reason, outcome.reason)
+        if outcome.winner is None:
+            self.console.print(f"Draw, {first} to {second}: {why}.", markup=False)
+        else:
+            winner = outcome.winner_name.capitalize()
+            self.console.print(f"{winner} wins, {first} to {second}: {why}.", markup=False)
+
+    def after_the_game(self) -> bool:
+        """Commands once the game is over; True if an undo reopened it."""
+        self.console.print(
+            "The game is over: save [FILE] keeps the record, undo takes back, quit leaves.",
+            markup=False,
+        )
+        while True:
+            try:
+                line = self.read("> ").strip()
+            except EOFError:
+                return False
+            command, _, argument = line.partition(" ")
+            if command in ("quit", "exit"):
+                return False
+            if command == "save":
+                self.cmd_save(argument.strip())
+            elif command == "undo":
+                self.cmd_undo("")
+                if not self.record.is_over():
+                    return True
+            elif command == "board":
+                self.show()
+            elif command:
+                self.console.print("The game is over: save [FILE], undo, board or quit.")
+
+    # ------------------------------------------------------------------ saving
+    def default_path(self) -> Path:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        path = Path(f"boardlab-{self.position.game.id}-{stamp}.txt")
+        n = 1
+        while path.exists():
+            n += 1
+            path = Path(f"boardlab-{self.position.game.id}-{stamp}-{n}.txt")
+        return path
+
+    def keep(self) -> None:
+        """Keep the autosave file up to date (written atomically)."""
+        if self.autosave is not None:
+            self.record.save(self.autosave)
+
+    def save_unfinished(self, why: str) -> None:
+        if self.record.is_over() or not self.record.actions:
+            self.console.print(f"{why}.", markup=False)
+            return
+        path = self.autosave or self.default_path()
+        try:
+            self.record.save(path)
+        except OSError as error:
+            self.console.print(f"{why}; the game could not be saved: {error}", markup=False)
+            return
+        game = self.position.game.id
+        self.console.print(
+            f"{why}: the unfinished game is saved in {path} "
+            f"(continue with: boardlab play {game} --load {path}).",
+            markup=False,
+            highlight=False,
+        )
+
+
+def console_for(stream: Any = None) -> Console:
+    return Console(file=stream or sys.stdout, highlight=False, soft_wrap=True)
