@@ -8,6 +8,7 @@ traceback reaches the user.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any, NoReturn
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
 from boardlab.core.perft import divide, perft
-from boardlab.core.record import GameRecord, RecordError
+from boardlab.core.record import GameRecord, RecordError, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
 
 
@@ -91,6 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
     with_options(count)
     count.add_argument("--depth", "-d", type=int, required=True, metavar="N")
     count.add_argument("--divide", action="store_true", help="first one line per legal action")
+    match = command("match", "play agents against each other and measure the difference")
+    match.add_argument("agent_a", metavar="AGENT_A", help="a level or agent spec")
+    match.add_argument("agent_b", metavar="AGENT_B", help="a level or agent spec")
+    match.add_argument("--games", "-n", type=int, default=100, metavar="N")
+    match.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
+    match.add_argument("--jobs", "-j", type=int, metavar="J", help="processes (default: cores)")
+    match.add_argument("--seed", type=int, default=0, metavar="S")
+    match.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
+    analyze = command("analyze", "the value of every legal action and the best line")
+    with_options(analyze)
+    analyze.add_argument("--agent", default="alphabeta:time=3", metavar="SPEC")
+    analyze.add_argument("--seed", type=int, default=0, metavar="S")
     replay = command("replay", "play a record or a list of actions; print the final position")
     with_options(replay)
     replay.add_argument(
@@ -160,20 +173,96 @@ def run_replay(args: argparse.Namespace) -> int:
     game = _game(args)
     text = Path(args.file).read_text(encoding="utf-8") if args.file else sys.stdin.read()
     options = game.schema.parse_assignments(args.option, game.id)
-    try:
-        record = GameRecord.read(text, game=game.id, options=options, start=args.position)
-    except RecordError as error:
-        if error.index is None:
-            raise
-        print(f"boardlab replay: {error}", file=sys.stderr)
-        return 1
-    print(record.position.position_string())
-    outcome = record.outcome()
-    if outcome is None:
-        points = record.position.points
-        print(f"winner=none points={points[0]}/{points[1]} reason=none")
-    else:
-        print(outcome.summary())
+    texts = [text] if text.lstrip().startswith("{") else split_records(text) or [text]
+    for number, part in enumerate(texts, 1):
+        try:
+            record = GameRecord.read(part, game=game.id, options=options, start=args.position)
+        except RecordError as error:
+            if error.index is None:
+                raise
+            where = f"record {number}, " if len(texts) > 1 else ""
+            print(f"boardlab replay: {where}{error}", file=sys.stderr)
+            return 1
+        print(record.position.position_string())
+        outcome = record.outcome()
+        if outcome is None:
+            points = record.position.points
+            print(f"winner=none points={points[0]}/{points[1]} reason=none")
+        else:
+            print(outcome.summary())
+    return 0
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from boardlab.arena import play_match
+
+    game = _game(args)
+    if args.games < 1:
+        raise BoardlabError(f"bad number of games {args.games}: expected 1 or more")
+    done = [0]
+
+    def progress(result: Any) -> None:
+        done[0] += 1
+        if sys.stderr.isatty():
+            print(f"\r{done[0]}/{args.games} games", end="", file=sys.stderr, flush=True)
+
+    result = play_match(
+        game.id,
+        args.agent_a,
+        args.agent_b,
+        args.games,
+        dict(game.options),
+        jobs=args.jobs,
+        seed=args.seed,
+        progress=progress,
+    )
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    score = result.score
+    low, high = score.interval()
+    elo, elo_low, elo_high = score.elo()
+    options = " ".join(game.option_assignments())
+    print(
+        f"{game.id}{' (' + options + ')' if options else ''}: {args.agent_a} vs "
+        f"{args.agent_b}, {score.games} games, seats alternating, seed {args.seed}"
+    )
+    print(f"{args.agent_a}: {score.wins} wins, {score.draws} draws, {score.losses} losses")
+    print(f"score {score.mean:.3f} (95% CI {low:.3f} to {high:.3f})")
+    print(f"Elo difference {elo:+.0f} (95% CI {elo_low:+.0f} to {elo_high:+.0f})")
+    print(f"first player scored {result.first_player_score():.3f}")
+    if args.records:
+        path = Path(args.records)
+        path.write_text("\n".join(g.record for g in result.games), encoding="utf-8")
+        print(f"records: {path}")
+    return 0
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    from boardlab.ai import make_agent
+
+    position = _position(_game(args), args)
+    if position.is_over():
+        outcome = position.outcome()
+        assert outcome is not None
+        print(f"the game is over: {outcome.summary()}")
+        return 0
+    agent = make_agent(args.agent, args.seed)
+    analyze = getattr(agent, "analyze", agent.choose)
+    choice = analyze(position)
+    print(f"{position.position_string()}  ({position.player} to act)")
+    print(f"{args.agent}: depth {choice.depth}, {choice.nodes} nodes, {choice.seconds:.1f} s")
+    rows = sorted(choice.action_values, key=lambda row: (-row[1], -row[2]))
+    print(f"  {'action':<8} {'value':>7} {'visits':>7}")
+    for action, value, visits in rows:
+        shown = str(visits) if visits else ""
+        print(f"  {position.action_string(action):<8} {value:>+7.3f} {shown:>7}")
+    line, current = [], position
+    for action in choice.pv:
+        if action not in current.legal_actions():
+            break
+        line.append(current.action_string(action))
+        current = current.play(action)
+    print(f"best: {position.action_string(choice.action)}, line: {' '.join(line)}")
     return 0
 
 
@@ -228,6 +317,8 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
+    "match": run_match,
+    "analyze": run_analyze,
     "games": run_games,
     "play": run_play,
     "rules": run_rules,
@@ -248,6 +339,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BoardlabError as error:
         print(f"boardlab: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:
         print(
             f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "),

@@ -416,6 +416,22 @@ class GameRecord:
         return f"<GameRecord {self.game.id} {len(self)} actions {self.result()}>"
 
 
+def split_records(text: str) -> list[str]:
+    """The records of a text holding several (as a match writes them): a record starts at
+    a Game tag that follows movetext or another record's tags."""
+    records: list[list[str]] = [[]]
+    seen_moves = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.lower().startswith("[game ") and seen_moves:
+            records.append([])
+            seen_moves = False
+        elif stripped and not stripped.startswith(("[", ";", "{")):
+            seen_moves = True
+        records[-1].append(line)
+    return ["".join(lines) for lines in records if "".join(lines).strip()]
+
+
 def add_action_token(moves: list[tuple[int, str]], line: int, word: str) -> None:
     """Append an action token, joining the parts of one typed with spaces inside
     (``a1 - b2``, ``@ d4``, ``o 4-5``)."""

@@ -1,0 +1,123 @@
+"""Play matches: N games between two agents, seats alternating, in parallel processes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+from boardlab.ai import make_agent
+from boardlab.arena.stats import Score
+from boardlab.core.record import GameRecord
+from boardlab.core.registry import new_game
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One game of a match: its index, who sat first, the result for agent A, the record."""
+
+    index: int
+    a_first: bool
+    a_score: float  # 1 win, 0.5 draw, 0 loss
+    reason: str
+    actions: int
+    record: str  # the game record in the text format
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    game: str
+    options: dict[str, Any]
+    agent_a: str
+    agent_b: str
+    games: tuple[GameResult, ...]
+
+    @property
+    def score(self) -> Score:
+        wins = sum(g.a_score == 1.0 for g in self.games)
+        draws = sum(g.a_score == 0.5 for g in self.games)
+        return Score(wins, draws, len(self.games) - wins - draws)
+
+    def first_player_score(self) -> float:
+        """The first player's mean result over the match (the seat's advantage)."""
+        results = [g.a_score if g.a_first else 1.0 - g.a_score for g in self.games]
+        return sum(results) / len(results) if results else 0.5
+
+
+def play_game(
+    game_id: str,
+    options: Mapping[str, Any],
+    agent_a: str,
+    agent_b: str,
+    index: int,
+    seed: int,
+) -> GameResult:
+    """Game ``index`` of a match: A sits first in even games. Agents are seeded from
+    ``seed`` and the index, so a match replays exactly with the same seed."""
+    game = new_game(game_id, dict(options))
+    a_first = index % 2 == 0
+    agents = [
+        make_agent(agent_a, seed * 1_000_003 + 2 * index),
+        make_agent(agent_b, seed * 1_000_003 + 2 * index + 1),
+    ]
+    seats = agents if a_first else agents[::-1]
+    specs = [agent_a, agent_b] if a_first else [agent_b, agent_a]
+    record = GameRecord(
+        game,
+        headers={
+            game.players[0].capitalize(): specs[0],
+            game.players[1].capitalize(): specs[1],
+            "Event": f"boardlab match {agent_a} vs {agent_b}",
+            "Round": str(index + 1),
+            "Seed": str(seed),
+        },
+    )
+    while not record.is_over():
+        position = record.position
+        record.play(seats[position.to_act].choose(position).action)
+    outcome = record.outcome()
+    assert outcome is not None
+    a_seat = 0 if a_first else 1
+    return GameResult(
+        index, a_first, outcome.score(a_seat), outcome.reason, len(record), record.to_text()
+    )
+
+
+def play_match(
+    game_id: str,
+    agent_a: str,
+    agent_b: str,
+    games: int,
+    options: Mapping[str, Any] | None = None,
+    jobs: int | None = None,
+    seed: int = 0,
+    progress: Callable[[GameResult], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games in ``jobs`` processes (default: every core)."""
+    options = dict(options or {})
+    new_game(game_id, options)  # refuse bad options before starting processes
+    make_agent(agent_a)
+    make_agent(agent_b)
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    results: list[GameResult] = []
+    if jobs == 1:
+        for index in range(games):
+            result = play_game(game_id, options, agent_a, agent_b, index, seed)
+            results.append(result)
+            if progress:
+                progress(result)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [
+                pool.submit(play_game, game_id, options, agent_a, agent_b, index, seed)
+                for index in range(games)
+            ]
+            for future in as_completed(futures):
+                result = future.result()
+                results.append(result)
+                if progress:
+                    progress(result)
+    results.sort(key=lambda r: r.index)
+    return MatchResult(game_id, options, agent_a, agent_b, tuple(results))
