@@ -12,7 +12,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[play,test]'
+	$(BIN)/python -m pip install --quiet -e '.[play,fast,test]'
 	touch $@
 
 play: setup

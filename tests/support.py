@@ -58,3 +58,35 @@ def random_game(game: Game[Any], rng: random.Random) -> list[Position[Any]]:
     while not positions[-1].is_over():
         positions.append(positions[-1].play(rng.choice(positions[-1].legal_actions())))
     return positions
+
+
+def compare_kernel(game: Game[Any], kernel: Any, rng: random.Random) -> int:
+    """Play one random game with the engine and check the compiled kernel at every
+    position: encoding round trip, legal actions (same ints, same order), the state after
+    every legal action, the result; then a kernel playout from the start. Returns the
+    number of positions compared."""
+    import numpy as np
+
+    p = kernel.params(game)
+    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
+    position = game.initial()
+    compared = 0
+    while True:
+        s = kernel.encode(game, position.state)
+        assert kernel.decode(game, s) == position.state
+        count = kernel.legal(s, p, out)
+        assert list(out[:count]) == list(position.legal_actions()), position
+        outcome = position.outcome()
+        expected = -1 if outcome is None else (2 if outcome.winner is None else outcome.winner)
+        assert kernel.result(s, p) == expected, position
+        compared += 1
+        if outcome is not None:
+            return compared
+        for action in position.legal_actions():
+            child = s.copy()
+            kernel.apply(child, p, action)
+            assert kernel.decode(game, child) == game.apply(position.state, action), (
+                position,
+                position.action_string(action),
+            )
+        position = position.play(rng.choice(position.legal_actions()))

@@ -3,8 +3,9 @@
 Two kinds of example are checked, in every Markdown file:
 - Python sessions (lines starting with ``>>>``), run with doctest, one namespace a file;
 - command sessions in ```console blocks: a line ``$ COMMAND`` followed by the exact output
-  it prints (standard output and standard error together), up to the next ``$`` line or
-  the end of the block. Commands run in a shell whose PATH finds this ``boardlab``.
+  it prints (standard output and standard error together, trailing spaces aside), up to
+  the next ``$`` line or the end of the block. Commands run in a shell whose PATH finds
+  this ``boardlab``.
 """
 
 from __future__ import annotations
@@ -72,5 +73,6 @@ def test_command_examples_in_docs_run(path: Path, command: str, expected: str) -
     result = subprocess.run(
         command, shell=True, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
-    shown = (result.stdout + result.stderr).rstrip("\n")
-    assert shown == expected.rstrip("\n"), f"$ {command}\n{shown}"
+    shown = "\n".join(line.rstrip() for line in (result.stdout + result.stderr).splitlines())
+    wanted = "\n".join(line.rstrip() for line in expected.splitlines())
+    assert shown.rstrip("\n") == wanted.rstrip("\n"), f"$ {command}\n{shown}"

@@ -238,8 +238,9 @@ class TerminalGame:
             played.append((before, action, self.record.play(action)))
         seconds = time.perf_counter() - started
         words = " ".join(before.action_string(action) for before, action, _ in played)
+        took = f"  ({seconds:.1f} s)" if seconds >= 0.5 else ""
         self.console.print(
-            f"{first.player.capitalize()} ({label}) plays {words}  [{seconds:.1f} s]",
+            f"{first.player.capitalize()} ({label}) plays {words}{took}",
             markup=False,
             highlight=False,
         )
@@ -366,13 +367,14 @@ class TerminalGame:
     def announce_result(self) -> None:
         outcome = self.record.outcome()
         assert outcome is not None
-        first, second = outcome.points
+        players = self.position.game.players
+        points = ", ".join(
+            f"{name.capitalize()} {score}"
+            for name, score in zip(players, outcome.points, strict=True)
+        )
         why = REASONS.get(outcome.reason, outcome.reason)
-        if outcome.winner is None:
-            self.console.print(f"Draw, {first} to {second}: {why}.", markup=False)
-        else:
-            winner = outcome.winner_name.capitalize()
-            self.console.print(f"{winner} wins, {first} to {second}: {why}.", markup=False)
+        who = "Draw" if outcome.winner is None else f"{outcome.winner_name.capitalize()} wins"
+        self.console.print(f"{who}: {why} ({points}).", markup=False)
 
     def after_the_game(self) -> bool:
         """Commands once the game is over; True if an undo reopened it."""
@@ -384,6 +386,7 @@ class TerminalGame:
             try:
                 line = self.read("> ").strip()
             except EOFError:
+                self.console.print()
                 return False
             command, _, argument = line.partition(" ")
             if command in ("quit", "exit"):
