@@ -91,7 +91,9 @@ def jinli_view(position: Position[Any], last: LastTurn) -> RenderableType:
         row.append(f"{'':<{7 - len(name)}}{state.score[side]:>3} points")
         row.append(f"   {state.supply[side]:>2} stones in supply")
         lines.append(row)
-    lines.append(Text(f"   {turn_words(position)}, target {target} points", style="dim"))
+    doing = {"m": "to swim or jump", "d": "to drop a stone", "g": "to give a stone back"}
+    due = "" if position.is_over() else f", {position.player} {doing[position.phase]}"
+    lines.append(Text(f"   {turn_words(position)}{due}, target {target} points", style="dim"))
     return Group(*lines)
 
 
@@ -189,5 +191,6 @@ def galatjang_view(position: Position[Any], last: LastTurn) -> RenderableType:
             row.append(f", {blocked} blocked", style="dim")
         lines.append(row)
     where = f"round {state.round} of {rounds}, " if rounds > 1 else ""
-    lines.append(Text(f"   {where}{turn_words(position)}", style="dim"))
+    due = "" if position.is_over() else f", {position.player} to sow"
+    lines.append(Text(f"   {where}{turn_words(position)}{due}", style="dim"))
     return Group(*lines)
