@@ -299,7 +299,7 @@ def run_play(args: argparse.Namespace) -> int:
         make_seat(str(spec), None if seed is None else seed + i) for i, spec in enumerate(chosen)
     )
     for name, seat in zip(players, seats, strict=True):
-        record.headers.setdefault(name.capitalize(), "human" if seat.human else seat.label)
+        record.headers[name.capitalize()] = "human" if seat.human else seat.label
     watching = not any(seat.human for seat in seats)
     delay = (
         args.delay if args.delay is not None else (1.0 if watching and sys.stdout.isatty() else 0)

@@ -19,7 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from boardlab.ai import Agent, make_agent
-from boardlab.core.errors import BoardlabError
+from boardlab.core.errors import BoardlabError, InvalidNotationError
 from boardlab.core.game import Position
 from boardlab.core.record import GameRecord, add_action_token
 from boardlab.ui.narrate import explain
@@ -94,6 +94,8 @@ class TerminalGame:
         self.delay = delay
         self.autosave = autosave
         self.hint_agent = hint_agent or make_agent("mcts:iterations=2000,rollout=heuristic", 0)
+        #: the number of actions in the last saved (or loaded) record
+        self.saved_length = len(record) if record.actions else 0
 
     @property
     def position(self) -> Position[Any]:
@@ -197,17 +199,17 @@ class TerminalGame:
 
     @staticmethod
     def action_from(position: Position[Any], word: str) -> int:
-        """An action string, or else the number of an action in the ``moves`` list."""
+        """An action string, or else the number of an action in the ``moves`` list (where
+        a bare number is not itself an action string, as it is in Galatjang)."""
         try:
             return position.parse_action(word)
-        except BoardlabError:
-            if not word.isdigit():
+        except InvalidNotationError:
+            if not (word.isascii() and word.isdigit()):
                 raise
         legal = position.legal_actions()
-        number = int(word)
-        if not 1 <= number <= len(legal):
-            raise BoardlabError(f"no action number {number}: the actions are 1-{len(legal)}")
-        return legal[number - 1]
+        if len(word) > 4 or not 1 <= int(word) <= len(legal):
+            raise BoardlabError(f"no action number {word}: the actions are 1-{len(legal)}")
+        return legal[int(word) - 1]
 
     def play(self, actions: list[int]) -> None:
         for action in actions:
@@ -260,6 +262,9 @@ class TerminalGame:
 
     def cmd_moves(self, _: str) -> None:
         strings = self.position.legal_action_strings()
+        if self.position.game.id == "galatjang":  # a bare number already names a pit
+            self.console.print(f"Legal: {'  '.join(strings)}", markup=False, highlight=False)
+            return
         items = [f"{n}. {s}" for n, s in enumerate(strings, 1)]
         self.console.print("Legal: " + "  ".join(items), markup=False, highlight=False)
 
@@ -292,6 +297,12 @@ class TerminalGame:
         """Back to the start of the latest turn a person has played (any agent replies
         after it go too)."""
         record = self.record
+        if record.resigned is not None:
+            record.resigned = None
+            self.keep()
+            self.console.print("Took back the resignation.")
+            self.show()
+            return
         starts = [
             k
             for k in range(len(record))
@@ -313,9 +324,10 @@ class TerminalGame:
     def cmd_save(self, argument: str) -> None:
         try:
             path = self.record.save(argument or self.default_path())
-        except (OSError, BoardlabError) as error:
+        except (OSError, ValueError) as error:
             self.console.print(f"Could not save: {error}", markup=False, highlight=False)
             return
+        self.saved_length = len(self.record)
         self.console.print(f"Saved to {path}", markup=False, highlight=False)
 
     def cmd_board(self, _: str) -> None:
@@ -389,6 +401,7 @@ class TerminalGame:
                 self.console.print()
                 return False
             command, _, argument = line.partition(" ")
+            command = command.lower()
             if command in ("quit", "exit"):
                 return False
             if command == "save":
@@ -413,20 +426,35 @@ class TerminalGame:
         return path
 
     def keep(self) -> None:
-        """Keep the autosave file up to date (written atomically)."""
-        if self.autosave is not None:
+        """Keep the autosave file up to date (written atomically); a failure is said
+        once, and the game goes on."""
+        if self.autosave is None:
+            return
+        try:
             self.record.save(self.autosave)
+            self.saved_length = len(self.record)
+        except (OSError, ValueError) as error:
+            self.console.print(
+                f"Could not save to {self.autosave}: {error}; the game goes on without it.",
+                markup=False,
+                highlight=False,
+            )
+            self.autosave = None
 
     def save_unfinished(self, why: str) -> None:
-        if self.record.is_over() or not self.record.actions:
+        """Save an unfinished game (unless nothing changed since it was saved or loaded)
+        and say where, and how to go on with it."""
+        current = len(self.record) == self.saved_length
+        if self.record.is_over() or (current and self.autosave is None):
             self.console.print(f"{why}.", markup=False)
             return
         path = self.autosave or self.default_path()
-        try:
-            self.record.save(path)
-        except OSError as error:
-            self.console.print(f"{why}; the game could not be saved: {error}", markup=False)
-            return
+        if not current:
+            try:
+                self.record.save(path)
+            except (OSError, ValueError) as error:
+                self.console.print(f"{why}; the game could not be saved: {error}", markup=False)
+                return
         game = self.position.game.id
         self.console.print(
             f"{why}: the unfinished game is saved in {path} "

@@ -69,7 +69,8 @@ def jinli_view(position: Position[Any], last: LastTurn) -> RenderableType:
     files = Text("     " + "".join(f" {f} " for f in "abcdefg"), style="dim")
     lines: list[RenderableType] = [files]
     for rank in range(SIZE - 1, -1, -1):
-        line = Text(f"  {rank + 1}  ", style="dim")
+        line = Text()
+        line.append(f"  {rank + 1}  ", style="dim")
         for file in range(SIZE):
             square = rank * SIZE + file
             bit = 1 << square
@@ -89,7 +90,8 @@ def jinli_view(position: Position[Any], last: LastTurn) -> RenderableType:
         row = Text(" > " if side == state.side and not position.is_over() else "   ")
         row.append(player_text(name))
         row.append(f"{'':<{7 - len(name)}}{state.score[side]:>3} points")
-        row.append(f"   {state.supply[side]:>2} stones in supply")
+        stones = "stone" if state.supply[side] == 1 else "stones"
+        row.append(f"   {state.supply[side]:>2} {stones} in supply")
         lines.append(row)
     doing = {"m": "to swim or jump", "d": "to drop a stone", "g": "to give a stone back"}
     due = "" if position.is_over() else f", {position.player} {doing[position.phase]}"
@@ -109,7 +111,8 @@ def linja_view(position: Position[Any], last: LastTurn) -> RenderableType:
     lines: list[RenderableType] = [Text("  row  black         red", style="dim")]
     for row in range(ROWS - 1, -1, -1):
         black, red = state.counts[0][row], state.counts[1][row]
-        line = Text(f"   {row}   ", style="dim")
+        line = Text()
+        line.append(f"   {row}   ", style="dim")
         line.append(f"{'B' * black:<13}", style="bold bright_white")
         line.append(f"{'R' * red:<13}", style="bold red")
         label = {0: "black start, red goal", 7: "red start, black goal"}.get(row, "")
@@ -140,7 +143,8 @@ def phase_words(position: Position[Any]) -> str:
         return f"opening move{extra} due"
     if kind == "b":
         return "bonus move due (or pass)"
-    return f"follow-up of {kind[1:]} rows{extra} due"
+    rows = "row" if kind[1:] == "1" else "rows"
+    return f"follow-up of {kind[1:]} {rows}{extra} due"
 
 
 # ---------------------------------------------------------------------- Galatjang

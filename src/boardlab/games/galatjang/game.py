@@ -218,7 +218,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         word = "".join(text.split()).lower()
         pits = pit_count(state)
         letter, number = (word[0], word[1:]) if word[:1] in ("s", "n") else ("", word)
-        if not number.isdigit():
+        if not (number.isascii() and number.isdigit() and len(number) <= 3):
             raise InvalidNotationError(
                 f"invalid galatjang action {text!r}: expected a pit like s3 or n5, "
                 f"or a bare pit number 1-{pits} of the side to act"
