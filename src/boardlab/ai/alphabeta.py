@@ -71,8 +71,10 @@ class AlphaBetaAgent(Agent):
                 depth=depth,
                 action_values=tuple((a, values[a], 0) for a in actions if a in values),
             )
-            if abs(values[action]) >= WIN - 0.01 or search.exhausted:
-                break  # a proven result, or nothing deeper to see
+            if search.exhausted:
+                break  # every line reached the end: nothing deeper to see
+            if abs(values[action]) >= WIN - 0.01 and not every_action:
+                break  # a proven result is enough to choose
             if limit.time and search.clock.elapsed() > limit.time * 0.5:
                 break  # the next depth would not finish in time
         if best is None:  # not even depth 1 finished: take the ordering's first choice

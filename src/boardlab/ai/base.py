@@ -29,6 +29,12 @@ class Limit:
     nodes: int | None = None
     depth: int | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("time", "iterations", "nodes", "depth"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise BoardlabError(f"bad limit {name}={value!r}: expected a number above 0")
+
     def is_set(self) -> bool:
         return any(v is not None for v in (self.time, self.iterations, self.nodes, self.depth))
 
@@ -110,7 +116,11 @@ class Agent(ABC):
         limit: Limit | None = None,
         rng: random.Random | None = None,
     ) -> Choice:
-        """A legal action of ``position`` (which must not be over), with information."""
+        """A legal action of ``position`` (which must not be over), with information.
+
+        With the same seed (or the same ``rng``) and an iteration, node or depth limit,
+        the choice is the same every time; agents that keep knowledge between moves (MCTS
+        tree reuse) start afresh when they are given an explicit ``rng``."""
 
     def reset(self) -> None:  # noqa: B027 (agents without memory keep nothing)
         """Forget anything kept from earlier moves (a new game starts)."""

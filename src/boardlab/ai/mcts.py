@@ -54,7 +54,9 @@ class MctsAgent(Agent):
     """UCT search. Parameters: ``c`` (exploration, default 1.4), ``rollout`` (``random``
     or ``heuristic``: a short random rollout ended by the game's evaluation),
     ``horizon`` (actions of a heuristic rollout, default 20), ``reuse`` (keep the tree
-    between moves, default 1)."""
+    between moves of the same game, default 1). Limits: iterations (default 1000),
+    time, nodes (the same as iterations: one node is added per iteration); a depth
+    limit does not apply to MCTS."""
 
     kind = "mcts"
     params: ClassVar[dict[str, type]] = {"c": float, "rollout": str, "horizon": int, "reuse": int}
@@ -72,6 +74,7 @@ class MctsAgent(Agent):
         self.horizon = int(settings.get("horizon", 20))
         self.reuse = bool(int(settings.get("reuse", 1)))
         self.root: Node | None = None
+        self.root_game: Game[Any] | None = None
 
     def reset(self) -> None:
         self.root = None
@@ -80,6 +83,8 @@ class MctsAgent(Agent):
         self, position: Position[Any], limit: Limit | None = None, rng: random.Random | None = None
     ) -> Choice:
         require_playable(position)
+        if rng is not None:
+            self.root = None  # a given generator asks for a reproducible, fresh search
         return self.search(position, self.limit_for(limit), rng or self.rng)
 
     def analyze(self, position: Position[Any], limit: Limit | None = None) -> Choice:
@@ -92,7 +97,9 @@ class MctsAgent(Agent):
         clock = Clock(limit.time, stride=8)
         root = self._root_for(game, position.state)
         iterations = 0
-        budget = limit.iterations or (None if limit.time else DEFAULT_ITERATIONS)
+        budget = limit.iterations
+        if budget is None and limit.time is None and limit.nodes is None:
+            budget = DEFAULT_ITERATIONS
         nodes_limit = limit.nodes
         evaluate = evaluation_for(game)
         while root.proven is None:
@@ -105,6 +112,7 @@ class MctsAgent(Agent):
             self._iterate(game, root, rng, evaluate)
             iterations += 1
         self.root = root if self.reuse else None
+        self.root_game = game
         action, child = self._best(root)
         return with_time(
             Choice(
@@ -124,7 +132,7 @@ class MctsAgent(Agent):
     def _root_for(self, game: Game[Any], state: Any) -> Node:
         """The node of ``state`` in the kept tree (made the root), or a new root."""
         old = self.root
-        if old is not None and self.reuse:
+        if old is not None and self.reuse and self.root_game == game:
             frontier = [old]
             for _ in range(REUSE_DEPTH + 1):
                 for node in frontier:

@@ -30,14 +30,16 @@ class GreedyAgent(Agent):
 
     kind = "greedy"
     params: ClassVar[dict[str, type]] = {"noise": float}
-    MAX_NODES = 50_000
+    MAX_NODES = 50_000  # a turn with more sequences is cut short by the evaluation
 
     def choose(
         self, position: Position[Any], limit: Limit | None = None, rng: random.Random | None = None
     ) -> Choice:
         actions = require_playable(position)
         rng = rng or self.rng
-        clock = Clock(None)
+        limit = self.limit_for(limit)
+        clock = Clock(limit.time)
+        max_nodes = min(limit.nodes or self.MAX_NODES, self.MAX_NODES)
         noise = float(self.settings.get("noise", 0.0))
         if noise and rng.random() < noise:
             return Choice(action=rng.choice(actions))
@@ -51,13 +53,13 @@ class GreedyAgent(Agent):
             nodes += 1
             if game.outcome_of(state) is not None:
                 return terminal_value(game, state, player)
-            if game.to_act(state) != player or budget <= 0:
+            if game.to_act(state) != player or budget <= 0 or clock.expired():
                 return evaluate(game, state, player)
             moves = game.legal_actions(state)
             share = budget // len(moves)
             return max(turn_value(game.apply(state, a), share) for a in moves)
 
-        per_action = self.MAX_NODES // len(actions)
+        per_action = max_nodes // len(actions)
         scored = [(turn_value(game.apply(position.state, a), per_action), a) for a in actions]
         best = max(value for value, _ in scored)
         action = rng.choice([a for value, a in scored if value == best])
