@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Position
 from boardlab.core.perft import divide, perft
 from boardlab.core.record import GameRecord, RecordError, split_records
@@ -193,31 +195,48 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextmanager
+def _progress_bar(total: int, label: str) -> Iterator[Callable[[], None]]:
+    """A progress bar on standard error when it is a terminal (Rich if installed)."""
+    if not sys.stderr.isatty():
+        yield lambda: None
+        return
+    try:
+        from rich.progress import Progress
+    except ImportError:
+        done = [0]
+
+        def count() -> None:
+            done[0] += 1
+            print(f"\r{label}: {done[0]}/{total} games", end="", file=sys.stderr, flush=True)
+
+        yield count
+        print(file=sys.stderr)
+        return
+    from rich.console import Console
+
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda: bar.advance(task)
+
+
 def run_match(args: argparse.Namespace) -> int:
     from boardlab.arena import play_match
 
     game = _game(args)
     if args.games < 1:
         raise BoardlabError(f"bad number of games {args.games}: expected 1 or more")
-    done = [0]
-
-    def progress(result: Any) -> None:
-        done[0] += 1
-        if sys.stderr.isatty():
-            print(f"\r{done[0]}/{args.games} games", end="", file=sys.stderr, flush=True)
-
-    result = play_match(
-        game.id,
-        args.agent_a,
-        args.agent_b,
-        args.games,
-        dict(game.options),
-        jobs=args.jobs,
-        seed=args.seed,
-        progress=progress,
-    )
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    with _progress_bar(args.games, f"{args.agent_a} vs {args.agent_b}") as advance:
+        result = play_match(
+            game.id,
+            args.agent_a,
+            args.agent_b,
+            args.games,
+            dict(game.options),
+            jobs=args.jobs,
+            seed=args.seed,
+            progress=lambda _: advance(),
+        )
     score = result.score
     low, high = score.interval()
     elo, elo_low, elo_high = score.elo()
@@ -231,8 +250,7 @@ def run_match(args: argparse.Namespace) -> int:
     print(f"Elo difference {elo:+.0f} (95% CI {elo_low:+.0f} to {elo_high:+.0f})")
     print(f"first player scored {result.first_player_score():.3f}")
     if args.records:
-        path = Path(args.records)
-        path.write_text("\n".join(g.record for g in result.games), encoding="utf-8")
+        path = write_atomic(args.records, "\n".join(g.record for g in result.games))
         print(f"records: {path}")
     return 0
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.core.errors import BoardlabError, InvalidNotationError
+from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Outcome, Position
 from boardlab.core.registry import new_game
 
@@ -379,20 +379,8 @@ class GameRecord:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the record (JSON if the name ends in .json, else text) atomically: the
         file is either the old one or the complete new one, never half written."""
-        target = Path(path)
-        content = self.to_json() if target.suffix.lower() == ".json" else self.to_text()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(content)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return target
+        json_format = Path(path).suffix.lower() == ".json"
+        return write_atomic(path, self.to_json() if json_format else self.to_text())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> GameRecord:
