@@ -63,8 +63,7 @@ def random_game(game: Game[Any], rng: random.Random) -> list[Position[Any]]:
 def compare_kernel(game: Game[Any], kernel: Any, rng: random.Random) -> int:
     """Play one random game with the engine and check the compiled kernel at every
     position: encoding round trip, legal actions (same ints, same order), the state after
-    every legal action, the result; then a kernel playout from the start. Returns the
-    number of positions compared."""
+    every legal action, the result. Returns the number of positions compared."""
     import numpy as np
 
     p = kernel.params(game)

@@ -1,8 +1,14 @@
 """xoshiro256** with splitmix64 seeding, and Lemire's unbiased bounded choice: the same
-generator and choice rule as the C baseline, so random playouts are comparable."""
+generator and choice rule as the C baseline, so random playouts are comparable.
+
+Compiled with numba; with ``NUMBA_DISABLE_JIT=1`` the same numbers come from plain
+Python integers (numpy's uint64 arithmetic would warn about the intended wrap-around)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numba
 import numpy as np
 from numba import njit, uint64
 
@@ -28,8 +34,7 @@ def _rotl(x: np.uint64, k: int) -> np.uint64:
 
 
 @njit(cache=True)
-def next_u64(g: np.ndarray) -> np.uint64:
-    """The next 64 random bits (advances ``g`` in place)."""
+def _next_u64_compiled(g: np.ndarray) -> np.uint64:
     result = _rotl(g[1] * uint64(5), 7) * uint64(9)
     t = g[1] << uint64(17)
     g[2] ^= g[0]
@@ -42,14 +47,45 @@ def next_u64(g: np.ndarray) -> np.uint64:
 
 
 @njit(cache=True)
-def below(g: np.ndarray, n: int) -> int:
-    """A uniform integer in [0, n), 1 <= n < 2**32, without bias."""
+def _below_compiled(g: np.ndarray, n: int) -> int:
     bound = uint64(n)
-    m = (next_u64(g) >> uint64(32)) * bound
+    m = (_next_u64_compiled(g) >> uint64(32)) * bound
     low = m & uint64(0xFFFFFFFF)
     if low < bound:
         threshold = (uint64(0x100000000) - bound) % bound
         while low < threshold:
-            m = (next_u64(g) >> uint64(32)) * bound
+            m = (_next_u64_compiled(g) >> uint64(32)) * bound
             low = m & uint64(0xFFFFFFFF)
     return int(m >> uint64(32))
+
+
+def _next_u64_python(g: np.ndarray) -> np.uint64:
+    s0, s1, s2, s3 = (int(v) for v in g)
+    five = (s1 * 5) & MASK
+    result = (((five << 7) | (five >> 57)) & MASK) * 9 & MASK
+    t = (s1 << 17) & MASK
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = ((s3 << 45) | (s3 >> 19)) & MASK
+    g[:] = np.array([s0, s1, s2, s3], dtype=np.uint64)
+    return np.uint64(result)
+
+
+def _below_python(g: np.ndarray, n: int) -> int:
+    m = (int(_next_u64_python(g)) >> 32) * n
+    if (m & 0xFFFFFFFF) < n:
+        threshold = ((1 << 32) - n) % n
+        while (m & 0xFFFFFFFF) < threshold:
+            m = (int(_next_u64_python(g)) >> 32) * n
+    return m >> 32
+
+
+_PLAIN = bool(getattr(numba.config, "DISABLE_JIT", False))
+
+#: The next 64 random bits (advances the state ``g`` in place).
+next_u64: Any = _next_u64_python if _PLAIN else _next_u64_compiled
+#: A uniform integer in [0, n), 1 <= n < 2**32, without bias (advances ``g``).
+below: Any = _below_python if _PLAIN else _below_compiled
