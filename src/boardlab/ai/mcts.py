@@ -54,12 +54,19 @@ class MctsAgent(Agent):
     """UCT search. Parameters: ``c`` (exploration, default 1.4), ``rollout`` (``random``
     or ``heuristic``: a short random rollout ended by the game's evaluation),
     ``horizon`` (actions of a heuristic rollout, default 20), ``reuse`` (keep the tree
-    between moves of the same game, default 1). Limits: iterations (default 1000),
+    between moves of the same game, default 1), ``compiled`` (random rollouts by the
+    game's compiled kernel when numba is installed, default 1). Limits: iterations (default 1000),
     time, nodes (the same as iterations: one node is added per iteration); a depth
     limit does not apply to MCTS."""
 
     kind = "mcts"
-    params: ClassVar[dict[str, type]] = {"c": float, "rollout": str, "horizon": int, "reuse": int}
+    params: ClassVar[dict[str, type]] = {
+        "c": float,
+        "rollout": str,
+        "horizon": int,
+        "reuse": int,
+        "compiled": int,
+    }
 
     def __init__(self, seed: int | None = None, **settings: Any) -> None:
         super().__init__(seed, **settings)
@@ -73,6 +80,7 @@ class MctsAgent(Agent):
             )
         self.horizon = int(settings.get("horizon", 20))
         self.reuse = bool(int(settings.get("reuse", 1)))
+        self.compiled = bool(int(settings.get("compiled", 1)))
         self.root: Node | None = None
         self.root_game: Game[Any] | None = None
 
@@ -102,6 +110,7 @@ class MctsAgent(Agent):
             budget = DEFAULT_ITERATIONS
         nodes_limit = limit.nodes
         evaluate = evaluation_for(game)
+        fast = self._compiled_rollout(game, rng)
         while root.proven is None:
             if budget is not None and iterations >= budget:
                 break
@@ -109,7 +118,7 @@ class MctsAgent(Agent):
                 break
             if clock.expired():
                 break
-            self._iterate(game, root, rng, evaluate)
+            self._iterate(game, root, rng, evaluate, fast)
             iterations += 1
         self.root = root if self.reuse else None
         self.root_game = game
@@ -144,7 +153,20 @@ class MctsAgent(Agent):
                     break
         return Node(game, state, 1 - game.to_act(state), None)
 
-    def _iterate(self, game: Game[Any], root: Node, rng: random.Random, evaluate: Any) -> None:
+    def _compiled_rollout(self, game: Game[Any], rng: random.Random) -> Any:
+        """The game's compiled random rollout, if wanted and available, else None."""
+        if self.rollout_kind != "random" or not self.compiled:
+            return None
+        try:
+            from boardlab.fast.batch import rollout_function
+
+            return rollout_function(game, rng.getrandbits(63))
+        except ImportError:
+            return None
+
+    def _iterate(
+        self, game: Game[Any], root: Node, rng: random.Random, evaluate: Any, fast: Any
+    ) -> None:
         node = root
         # Selection: descend while fully expanded and unproven.
         while not node.untried and node.proven is None:
@@ -158,6 +180,8 @@ class MctsAgent(Agent):
         # Simulation: a value for player 0.
         if node.proven is not None:
             value0 = node.proven if node.mover == 0 else -node.proven
+        elif fast is not None:
+            value0 = fast(node.state)
         else:
             value0 = self._rollout(game, node.state, rng, evaluate)
         # Backpropagation, proving parents where the children allow.

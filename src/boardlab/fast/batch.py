@@ -6,6 +6,7 @@ loop serves every game (numba specialises it for each kernel on first use, per p
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -56,6 +57,21 @@ def _run_parallel(
             stats[chunk, result] += 1
             stats[chunk, ACTIONS] += actions
             stats[chunk, ACTIONS_SQUARED] += actions * actions
+
+
+def rollout_function(game: Game[Any], seed: int) -> Callable[[Any], float]:
+    """A compiled uniform-random rollout from an engine state: the result for the first
+    player (1 win, 0 draw, -1 loss), with its own generator stream from ``seed``."""
+    kernel = kernel_for(game)
+    p, g = kernel.params(game), rng.seeded(seed)
+    encode, playout = kernel.encode, kernel.playout
+    values = (1.0, -1.0, 0.0)
+
+    def rollout(state: Any) -> float:
+        result, _ = playout(encode(game, state), p, g)
+        return values[result]
+
+    return rollout
 
 
 @dataclass(frozen=True)
