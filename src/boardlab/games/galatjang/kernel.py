@@ -475,3 +475,9 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
         if outcome != -2:
             return outcome, actions
     return _playout_general(s, p, g)
+
+
+@njit(cache=True)
+def to_act(s: np.ndarray, p: np.ndarray) -> int:
+    """The player to act (0 south, 1 north): the cell after the ring."""
+    return int(s[s.shape[0] - 3])

@@ -529,3 +529,9 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
     s[PASSES] = passes
     s[TURNS] = turns
     return _winner(b, r, int(p[P_POSITIVE])), actions
+
+
+@njit(cache=True)
+def to_act(s: np.ndarray, p: np.ndarray) -> int:
+    """The player to act (0 black, 1 red)."""
+    return int(s[SIDE])
