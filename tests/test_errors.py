@@ -322,3 +322,18 @@ def test_illegal_action_code_is_refused(game_id):
     position = boardlab.new_game(game_id).initial()
     with pytest.raises(boardlab.IllegalActionError):
         position.play(-1)
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "why"),
+    [
+        ("Y5Y/7/7/7/7/1R5/6R r d 0/10 0/0 0 0", {}, "a drop is due but red has no stone"),
+        ("Y5Y/7/4o2/3o3/7/1R5/6R y g 0/10 0/0 0 10", {}, "a give is due only with recycle"),
+        ("Y5Y/7/4o2/3o3/7/1R5/6R y g 3/10 0/0 0 10", {"recycle": True}, "a give is due only"),
+        ("Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 3 0", {}, "PASSES"),
+        ("Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 99999999999", {}, "TURNS"),
+    ],
+)
+def test_jinli_position_with_an_impossible_phase_or_count_is_refused(text, options, why):
+    with pytest.raises(boardlab.InvalidNotationError, match=why):
+        boardlab.new_game("jinli", **options).from_position_string(text)

@@ -587,7 +587,7 @@ def test_action_strings_are_canonical():
     ],
 )
 def test_action_parser_is_lenient_about_case_and_spaces(start, lenient, canonical):
-    position = at(start)
+    position = at(start, recycle=" g " in start)  # a give is due only under recycle
     assert position.play(lenient) == position.play(canonical)
 
 
@@ -605,11 +605,11 @@ def test_action_parser_is_lenient_about_case_and_spaces(start, lenient, canonica
     ],
 )
 def test_position_string_round_trips(text):
-    assert at(text).position_string() == text
+    assert at(text, recycle=" g " in text).position_string() == text
 
 
 def test_position_string_fields_are_read_back():
-    position = at("Y5Y/7/4o2/3o3/7/1R5/6R y g 0/10 3/4 0 10")
+    position = at("Y5Y/7/4o2/3o3/7/1R5/6R y g 0/10 3/4 0 10", recycle=True)
     assert position.to_act == 1
     assert position.player == "yellow"
     assert position.phase == "g"

@@ -625,7 +625,7 @@ def test_action_parser_is_lenient_about_case_and_spaces(start, lenient, canonica
         ("5,0,1,1,1,0,1,3/0,1,1,1,0,0,2,7 b o+ 0 4", {"ruleset": "extra-turn"}),
         ("5,0,0,2,1,0,1,3/0,1,1,1,0,0,2,7 b f2+ 0 4", {"ruleset": "extra-turn"}),
         ("0,0,0,0,0,0,0,12/12,0,0,0,0,0,0,0 b o 0 30", {}),
-        ("3,1,1,1,1,2,0,3/0,2,0,3,1,1,1,4 r f12 0 6", {}),
+        ("3,1,1,1,1,2,0,3/0,2,0,3,1,1,1,4 r f7 0 6", {}),
     ],
 )
 def test_position_string_round_trips(text, options):

@@ -193,15 +193,15 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 f"side (at most {MAX_PITS}), x for a blocked pit"
             )
         south, north = (
-            [BLOCKED if cell == "x" else read_int(cell, "pit", text) for cell in half]
+            [BLOCKED if cell == "x" else read_int(cell, "pit", text, 0, 9999) for cell in half]
             for half in halves
         )
-        south_store, north_store = read_pair(stores, "STORES", text)
+        south_store, north_store = read_pair(stores, "STORES", text, high=9999)
         state = GalatjangState(
             ring=(*south, south_store, *north, north_store),
             side=read_choice(side, "SIDE", text, SIDES),
             round=read_int(round_, "ROUND", text, 1, self.rules.rounds),
-            turns=read_int(turns, "TURNS", text),
+            turns=read_int(turns, "TURNS", text, 0, 100_000),
         )
         if rules.round_over(state, self.rules) and rules.end_reason(state, self.rules) is None:
             raise InvalidNotationError(

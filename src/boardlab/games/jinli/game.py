@@ -239,9 +239,9 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             side=read_choice(side, "SIDE", text, SIDES),
             phase=read_choice(phase, "PHASE", text, PHASES),
             supply=read_pair(stones, "STONES", text, high=SQUARES),
-            score=read_pair(scores, "SCORES", text),
-            passes=read_int(passes, "PASSES", text),
-            turns=read_int(turns, "TURNS", text),
+            score=read_pair(scores, "SCORES", text, high=999),
+            passes=read_int(passes, "PASSES", text, 0, 2),
+            turns=read_int(turns, "TURNS", text, 0, 100_000),
         )
         for player, letter in ((RED, "R"), (YELLOW, "Y")):
             if state.koi[player].bit_count() != 2:
@@ -252,6 +252,18 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         if state.phase == GIVE_DUE and not state.stones:
             raise InvalidNotationError(
                 f"impossible position string {text!r}: a give is due but no stone is on the board"
+            )
+        if state.phase == DROP_DUE and state.supply[state.side] == 0:
+            raise InvalidNotationError(
+                f"impossible position string {text!r}: a drop is due but "
+                f"{self.players[state.side]} has no stone in supply"
+            )
+        if state.phase == GIVE_DUE and (
+            not self.rules.recycle or state.supply[1 - state.side] != 0
+        ):
+            raise InvalidNotationError(
+                f"impossible position string {text!r}: a give is due only with recycle=true, "
+                f"after {self.players[1 - state.side]} dropped his last stone"
             )
         if state.phase == DROP_DUE and not rules.empty_squares(state):
             raise InvalidNotationError(

@@ -29,7 +29,7 @@ from boardlab.games.linja.rules import (
 
 FIELDS = ("BLACK/RED", "SIDE", "PHASE", "PASSES", "TURNS")
 SIDES = ("b", "r")
-PHASE = re.compile(r"(o|f([1-9][0-9]*)|b)(\+?)")
+PHASE = re.compile(r"(o|f([1-7])|b)(\+?)")
 MOVE = re.compile(r"(o?)([0-7])-([0-7])")
 ACTION_FORMS = "a move FROM-TO with rows 0-7 like 0-1 or 3-7, an opponent move like o4-5, or pass"
 
@@ -178,7 +178,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         if not match:
             raise InvalidNotationError(
                 f"malformed PHASE {phase!r} in position string {text!r}: "
-                f"expected o, o+, fN, fN+ or b"
+                f"expected o, o+, fN, fN+ (N from 1 to 7) or b"
             )
         kind = {"o": OPENING, "b": BONUS}.get(match.group(1), FOLLOW_UP)
         state = LinjaState(
@@ -187,8 +187,8 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             phase=kind,
             steps=int(match.group(2) or 0),
             extra=bool(match.group(3)),
-            passes=read_int(passes, "PASSES", text),
-            turns=read_int(turns, "TURNS", text),
+            passes=read_int(passes, "PASSES", text, 0, 2),
+            turns=read_int(turns, "TURNS", text, 0, 100_000),
         )
         self._check_state(state, text)
         return state
