@@ -1,0 +1,1 @@
+"""Bridges from boardlab's games to reinforcement-learning and game-playing frameworks."""
