@@ -288,8 +288,9 @@ def table(report: dict[str, Any]) -> str:
         "pyspiel 2.0.2 (OpenSpiel's own `python_tic_tac_toe` too). boardlab's compiled "
         "tree (`mcts:tree=compiled`) runs the whole search in numba over flat arrays; its "
         "Python tree plays its random rollouts on the compiled kernels (numba) when they "
-        "are installed; the pure-Python column turns them off (`compiled=0`). Both searches use UCT with "
-        "c = 1.4, one random rollout an iteration and proving of terminal nodes.",
+        "are installed; the pure-Python column turns them off (`compiled=0`). Both "
+        "searches use UCT with c = 1.4, one random rollout an iteration and proving of "
+        "terminal nodes.",
     ]
     return "\n".join(lines) + "\n"
 
