@@ -117,11 +117,11 @@ def c_baseline(games: list[str], seconds: float) -> dict[str, dict[str, float]]:
     return figures
 
 
-def mcts_rate(game_id: str, seconds: float) -> float:
-    """Python MCTS iterations per second (random rollouts) from the start position."""
+def mcts_rate(game_id: str, seconds: float, settings: str) -> float:
+    """MCTS iterations per second (uniform random rollouts) from the start position."""
     game = boardlab.new_game(game_id)
-    agent = make_agent(f"mcts:time={seconds},reuse=0", seed=1)
-    choice = agent.choose(game.initial())
+    make_agent(f"mcts:iterations=50,{settings}", seed=2).choose(game.initial())  # compile
+    choice = make_agent(f"mcts:time={seconds},reuse=0,{settings}", seed=1).choose(game.initial())
     return choice.iterations / choice.seconds
 
 
@@ -143,7 +143,8 @@ def main() -> None:
             "compiled_all_cores": compiled_playouts(
                 game_id, args.seconds, threads=os.cpu_count() or 1
             ),
-            "mcts_python_iterations_per_s": mcts_rate(game_id, args.seconds),
+            "mcts_python_iterations_per_s": mcts_rate(game_id, args.seconds, "compiled=0"),
+            "mcts_compiled_iterations_per_s": mcts_rate(game_id, args.seconds, "tree=compiled"),
         }
         if compiled:
             row["compile_first_s"] = first_call_seconds(game_id, fresh_cache=True)
@@ -176,8 +177,8 @@ def table(report: dict[str, Any]) -> str:
         "",
         "| game | python playouts/s | compiled playouts/s | C playouts/s | compiled/C | "
         "compiled/python | compiled, all cores | first compile s | cached start s | "
-        "python MCTS it/s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "python MCTS it/s | compiled MCTS it/s | compiled/python MCTS |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for game_id, row in report["games"].items():
         compiled, c = row["compiled"] or {}, row["c"] or {}
@@ -191,7 +192,9 @@ def table(report: dict[str, Any]) -> str:
             f"{fmt(row.get('compiled_vs_c'), 2)} | {fmt(row.get('compiled_vs_python'), 1)} | "
             f"{fmt((row['compiled_all_cores'] or {}).get('playouts_per_s'))} | "
             f"{fmt(row.get('compile_first_s'), 1)} | {fmt(row.get('compile_cached_s'), 2)} | "
-            f"{fmt(row['mcts_python_iterations_per_s'])} |"
+            f"{fmt(row['mcts_python_iterations_per_s'])} | "
+            f"{fmt(row['mcts_compiled_iterations_per_s'])} | "
+            f"{fmt(row['mcts_compiled_iterations_per_s'] / row['mcts_python_iterations_per_s'])} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from typing import Any
 
 from boardlab.ai.alphabeta import AlphaBetaAgent
@@ -23,14 +24,24 @@ AGENTS: dict[str, type[Agent]] = {
     cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent)
 }
 
-#: The named levels: each an agent spec with its budget. Measured strength: docs/ai.md.
-LEVELS: dict[str, str] = {
+#: The named levels: each an agent spec with its budget (measured strength: docs/ai.md).
+#: With numba installed the searching levels run the compiled MCTS; without it, the
+#: Python tree with heuristic rollouts stands in.
+COMPILED_LEVELS: dict[str, str] = {
+    "beginner": "greedy:noise=0.5",
+    "easy": "greedy",
+    "medium": "mcts:tree=compiled,iterations=3000",
+    "hard": "mcts:tree=compiled,iterations=60000",
+    "expert": "mcts:tree=compiled,time=3",
+}
+PYTHON_LEVELS: dict[str, str] = {
     "beginner": "greedy:noise=0.5",
     "easy": "greedy",
     "medium": "mcts:iterations=400,rollout=heuristic",
     "hard": "mcts:time=1.5,rollout=heuristic",
     "expert": "mcts:time=4,rollout=heuristic",
 }
+LEVELS: dict[str, str] = COMPILED_LEVELS if find_spec("numba") else PYTHON_LEVELS
 DEFAULT_LEVEL = "medium"
 
 _TYPES: dict[str, type] = {"time": float, "iterations": int, "nodes": int, "depth": int}

@@ -4,6 +4,10 @@
 Depth counts actions. Turns of several actions are handled by the sign rule: a child
 whose player to act is the same as the parent's keeps the parent's point of view (no
 negation, same window); otherwise the value and the window are negated.
+
+With ``engine=compiled`` the same search runs in numba over the game's compiled kernel
+(``boardlab.fast.alphabeta``): the same values and choices (while its fixed-size
+transposition table keeps everything), some 50 times as many nodes a second.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from boardlab.ai.base import (
     with_time,
 )
 from boardlab.ai.evaluation import evaluation_for
+from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -31,10 +36,22 @@ DEFAULT_DEPTH = 4
 
 
 class AlphaBetaAgent(Agent):
-    """Iterative deepening alpha-beta search."""
+    """Iterative deepening alpha-beta search. Parameter: ``engine`` (``python``, or
+    ``compiled``: the search in numba over the game's compiled kernel, compiled once per
+    process at the first search). Limits: depth (default 4 without a time or node
+    limit), time, nodes."""
 
     kind = "alphabeta"
-    params: ClassVar[dict[str, type]] = {}
+    params: ClassVar[dict[str, type]] = {"engine": str}
+
+    def __init__(self, seed: int | None = None, **settings: Any) -> None:
+        super().__init__(seed, **settings)
+        self.engine = str(settings.get("engine", "python"))
+        if self.engine not in ("python", "compiled"):
+            raise BoardlabError(
+                f"bad engine {self.engine!r} for agent 'alphabeta': expected python|compiled"
+            )
+        self._compiled_search: Any = None
 
     def choose(
         self, position: Position[Any], limit: Limit | None = None, rng: random.Random | None = None
@@ -50,6 +67,8 @@ class AlphaBetaAgent(Agent):
     def _search(
         self, position: Position[Any], limit: Limit, rng: random.Random, every_action: bool
     ) -> Choice:
+        if self.engine == "compiled":
+            return self._search_compiled(position, limit, rng, every_action)
         game = position.game
         search = _Search(game, limit, rng)
         max_depth = limit.depth or (MAX_DEPTH if limit.time or limit.nodes else DEFAULT_DEPTH)
@@ -80,6 +99,38 @@ class AlphaBetaAgent(Agent):
         if best is None:  # not even depth 1 finished: take the ordering's first choice
             best = Choice(action=actions[0], nodes=search.nodes)
         return with_time(best, search.clock)
+
+    def _search_compiled(
+        self, position: Position[Any], limit: Limit, rng: random.Random, every_action: bool
+    ) -> Choice:
+        game = position.game
+        if self._compiled_search is None or self._compiled_search.game != game:
+            try:
+                from boardlab.fast.alphabeta import CompiledAlphaBeta
+
+                self._compiled_search = CompiledAlphaBeta(game)
+            except ImportError as error:
+                raise BoardlabError(
+                    f"agent 'alphabeta' with engine=compiled needs numba and a compiled "
+                    f"kernel for {game.id!r} ({error})"
+                ) from None
+        found = self._compiled_search.search(
+            position.state,
+            depth=limit.depth,
+            seconds=limit.time,
+            nodes=limit.nodes,
+            every_action=every_action,
+            seed=rng,
+        )
+        return Choice(
+            action=found.action,
+            value=found.value,
+            pv=found.pv,
+            nodes=found.nodes,
+            depth=found.depth,
+            seconds=found.seconds,
+            action_values=tuple((a, v, 0) for a, v in found.values),
+        )
 
 
 class _Search:

@@ -125,6 +125,10 @@ class Agent(ABC):
     def reset(self) -> None:  # noqa: B027 (agents without memory keep nothing)
         """Forget anything kept from earlier moves (a new game starts)."""
 
+    def warm(self, position: Position[Any]) -> None:  # noqa: B027 (most need nothing)
+        """Get ready to play ``position``'s game (compile what needs compiling), so that
+        the first real move does not wait; safe to run in a background thread."""
+
     def spec(self) -> str:
         """The agent spec that builds this agent again."""
         parts = [f"{k}={v}" for k, v in self.settings.items()]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 from typing import Any, ClassVar
 
 from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
@@ -92,11 +93,16 @@ class MctsAgent(Agent):
         if self.tree == "compiled" and self.rollout_kind != "random":
             raise BoardlabError("agent 'mcts' with tree=compiled plays random rollouts only")
         self._compiled_search: Any = None
+        self._compiled_lock = threading.Lock()  # warm() may run in another thread
         self.root: Node | None = None
         self.root_game: Game[Any] | None = None
 
     def reset(self) -> None:
         self.root = None
+
+    def warm(self, position: Position[Any]) -> None:
+        if self.tree == "compiled" and not position.is_over():
+            self._search_compiled(position, Limit(iterations=1), random.Random(0))
 
     def choose(
         self, position: Position[Any], limit: Limit | None = None, rng: random.Random | None = None
@@ -155,14 +161,16 @@ class MctsAgent(Agent):
         from boardlab.fast.mcts import CompiledSearch
 
         game = position.game
-        if self._compiled_search is None or self._compiled_search.game != game:
-            self._compiled_search = CompiledSearch(game, c=self.c)
         budget = limit.iterations or limit.nodes
         if budget is None and limit.time is None:
             budget = DEFAULT_ITERATIONS
-        found = self._compiled_search.search(
-            position.state, rng.getrandbits(63), iterations=budget, seconds=limit.time
-        )
+        seed = rng.getrandbits(63)
+        with self._compiled_lock:
+            if self._compiled_search is None or self._compiled_search.game != game:
+                self._compiled_search = CompiledSearch(game, c=self.c)
+            found = self._compiled_search.search(
+                position.state, seed, iterations=budget, seconds=limit.time
+            )
         return Choice(
             action=found.action,
             value=found.value,

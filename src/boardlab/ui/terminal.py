@@ -9,6 +9,7 @@ and ``quit`` save an unfinished game to a file and say where.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,6 +105,9 @@ class TerminalGame:
     # ------------------------------------------------------------------ the loop
     def run(self) -> int:
         """Play until the game is over and the person leaves; the exit status."""
+        for seat in self.seats:
+            if seat.agent is not None:  # compile while the person thinks
+                threading.Thread(target=seat.agent.warm, args=(self.position,), daemon=True).start()
         self.say_players()
         self.show()
         try:
