@@ -21,9 +21,8 @@ from boardlab.fast import rng
 from boardlab.games.galatjang import kernel
 from boardlab.games.galatjang.game import Galatjang
 from boardlab.games.galatjang.rules import BLOCKED, GalatjangState, end_reason, round_over
-from support import compare_kernel, random_options
+from support import compare_kernel, kernel_perft, perft_cases, random_options
 
-PERFT = Path(__file__).parent / "data" / "perft" / "galatjang.perft"
 PERFT_DEPTH = 4
 
 
@@ -31,28 +30,7 @@ def new_game(options: dict[str, Any] | None = None) -> Galatjang:
     return cast(Galatjang, boardlab.new_game("galatjang", options or {}))
 
 
-def perft_cases() -> list[tuple[str, dict[str, str], str, dict[int, int]]]:
-    """(name, options, position string, {depth: count}) of each case in the perft file."""
-    cases = []
-    for block in PERFT.read_text().split("\n\n"):
-        fields: dict[str, str] = {}
-        counts: dict[int, int] = {}
-        for line in block.splitlines():
-            if not line or line.startswith("#"):
-                continue
-            key, _, value = line.partition(" ")
-            if key == "perft":
-                depth, count = value.split()
-                counts[int(depth)] = int(count)
-            else:
-                fields[key] = value
-        if counts:
-            options = dict(a.split("=", 1) for a in fields["options"].split())
-            cases.append((fields["case"], options, fields["position"], counts))
-    return cases
-
-
-CASES = perft_cases()
+CASES = perft_cases("galatjang")
 
 
 def outcome_code(game: Game[GalatjangState], state: GalatjangState) -> int:
@@ -77,33 +55,6 @@ def check_position(game: Game[GalatjangState], state: GalatjangState) -> np.ndar
             action,
         )
     return s
-
-
-def compare_from(game: Game[GalatjangState], state: GalatjangState, r: random.Random) -> int:
-    """compare_kernel from any position: one random game, every position checked."""
-    compared = 0
-    while True:
-        check_position(game, state)
-        compared += 1
-        legal = game.legal_actions(state)
-        if not legal:
-            return compared
-        state = game.apply(state, r.choice(legal))
-
-
-def kernel_perft(s: np.ndarray, p: np.ndarray, depth: int) -> int:
-    if depth == 0:
-        return 1
-    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
-    count = kernel.legal(s, p, out)
-    if depth == 1:
-        return count
-    total = 0
-    for action in out[:count]:
-        child = s.copy()
-        kernel.apply(child, p, int(action))
-        total += kernel_perft(child, p, depth - 1)
-    return total
 
 
 def engine_playout(
@@ -165,7 +116,7 @@ def test_random_positions_any_pits_and_blocked_pits() -> None:
     compared = 0
     for _ in range(500):
         game, state = random_position(r)
-        compared += compare_from(game, state, r)
+        compared += compare_kernel(game, kernel, r, state)
     assert compared > 500
 
 
@@ -178,7 +129,7 @@ def test_perft_positions(case: tuple[str, dict[str, str], str, dict[int, int]]) 
     s = kernel.encode(game, start)
     p = kernel.params(game)
     for depth in range(1, PERFT_DEPTH + 1):
-        assert kernel_perft(s.copy(), p, depth) == counts[depth], depth
+        assert kernel_perft(kernel, s.copy(), p, depth) == counts[depth], depth
     # every position of the tree to depth 3 against the engine, then random games on
     frontier = [start]
     for _ in range(3):
@@ -189,7 +140,7 @@ def test_perft_positions(case: tuple[str, dict[str, str], str, dict[int, int]]) 
         frontier = following
     r = random.Random(text)
     for state in frontier[:: max(1, len(frontier) // 20)]:
-        compare_from(game, state, r)
+        compare_kernel(game, kernel, r, state)
 
 
 # ------------------------------------------------------------------ playouts

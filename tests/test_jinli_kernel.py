@@ -21,71 +21,13 @@ import pytest
 import boardlab
 from boardlab.fast import rng
 from boardlab.games.jinli import kernel
-from support import compare_kernel, random_options
+from support import compare_kernel, kernel_perft, perft_cases, random_options
 
-PERFT = Path(__file__).parent / "data" / "perft" / "jinli.perft"
 #: perft counts up to this size are recomputed with the kernel (every case to depth 4).
 PERFT_LIMIT = 1_500_000
 
 
-def perft_cases() -> list[tuple[str, dict[str, str], str, list[tuple[int, int]]]]:
-    cases = []
-    for block in PERFT.read_text().split("\n\n"):
-        fields: dict[str, str] = {}
-        counts = []
-        for line in block.splitlines():
-            if not line or line.startswith("#"):
-                continue
-            key, _, value = line.partition(" ")
-            if key == "perft":
-                depth, count = value.split()
-                counts.append((int(depth), int(count)))
-            else:
-                fields[key] = value
-        if counts:
-            options = dict(o.split("=", 1) for o in fields["options"].split())
-            cases.append((fields["case"], options, fields["position"], counts))
-    return cases
-
-
-CASES = perft_cases()
-
-
-def kernel_perft(s: np.ndarray, p: np.ndarray, depth: int) -> int:
-    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
-    count = kernel.legal(s, p, out)
-    if depth == 1 or count == 0:
-        return count
-    total = 0
-    for action in out[:count].tolist():
-        child = s.copy()
-        kernel.apply(child, p, action)
-        total += kernel_perft(child, p, depth - 1)
-    return total
-
-
-def compare_walk(game: Any, state: Any, r: random.Random) -> int:
-    """compare_kernel's checks along one random game from ``state``."""
-    p = kernel.params(game)
-    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
-    compared = 0
-    while True:
-        s = kernel.encode(game, state)
-        assert kernel.decode(game, s) == state
-        actions = game.legal_actions(state)
-        assert out[: kernel.legal(s, p, out)].tolist() == actions, state
-        outcome = game.outcome_of(state)
-        expected = -1 if outcome is None else (2 if outcome.winner is None else outcome.winner)
-        assert kernel.result(s, p) == expected, state
-        assert kernel.to_act(s, p) == game.to_act(state)
-        compared += 1
-        if outcome is not None:
-            return compared
-        for action in actions:
-            child = s.copy()
-            kernel.apply(child, p, action)
-            assert kernel.decode(game, child) == game.apply(state, action), (state, action)
-        state = game.apply(state, r.choice(actions))
+CASES = perft_cases("jinli")
 
 
 def check_playout(game: Any, state: Any, seed: int) -> tuple[int, int]:
@@ -114,7 +56,7 @@ def test_to_act() -> None:
     r = random.Random(13)
     for _ in range(40):
         game = boardlab.new_game("jinli", random_options("jinli", r))
-        assert compare_walk(game, game.initial_state(), r) >= 1
+        assert compare_kernel(game, kernel, r) >= 1
 
 
 def test_random_option_sets() -> None:
@@ -127,19 +69,19 @@ def test_random_option_sets() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_perft_positions(case: tuple[str, dict[str, str], str, list[tuple[int, int]]]) -> None:
+def test_perft_positions(case: tuple[str, dict[str, str], str, dict[int, int]]) -> None:
     _, options, position, counts = case
     game = boardlab.new_game("jinli", options)
     state = game.parse_state(position)
     s, p = kernel.encode(game, state), kernel.params(game)
-    checked = [(d, n) for d, n in counts if d <= 4 or n <= PERFT_LIMIT]
+    checked = [(d, n) for d, n in counts.items() if d <= 4 or n <= PERFT_LIMIT]
     assert max(d for d, _ in checked) >= 4
     for depth, count in checked:
-        assert kernel_perft(s, p, depth) == count, depth
+        assert kernel_perft(kernel, s, p, depth) == count, depth
     assert s.tolist() == kernel.encode(game, state).tolist()  # perft left the root alone
     r = random.Random(position)
     for _ in range(10):
-        compare_walk(game, state, r)
+        compare_kernel(game, kernel, r, state)
     for seed in range(20):
         check_playout(game, state, seed)
 
@@ -212,7 +154,7 @@ import random, sys
 sys.path.insert(0, {tests!r})
 import boardlab
 from boardlab.games.jinli import kernel
-from support import compare_kernel, random_options
+from support import compare_kernel, kernel_perft, perft_cases, random_options
 import test_jinli_kernel as t
 assert not kernel.USE_BMI2
 r = random.Random(5)

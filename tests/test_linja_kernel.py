@@ -19,78 +19,16 @@ import boardlab
 from boardlab.core.errors import InvalidNotationError
 from boardlab.fast import rng
 from boardlab.games.linja import kernel
-from support import compare_kernel, random_options
+from support import compare_kernel, kernel_perft, perft_cases, random_options
 
 ROOT = Path(__file__).resolve().parent.parent
-PERFT = Path(__file__).parent / "data" / "perft" / "linja.perft"
 
 
 def game_of(options: dict[str, Any] | None = None) -> Any:
     return boardlab.new_game("linja", options or {})
 
 
-def perft_cases() -> list[tuple[str, dict[str, str], str, dict[int, int]]]:
-    cases = []
-    for block in PERFT.read_text().split("\n\n"):
-        fields: dict[str, str] = {}
-        counts: dict[int, int] = {}
-        for line in block.splitlines():
-            if not line or line.startswith("#"):
-                continue
-            key, _, value = line.partition(" ")
-            if key == "perft":
-                depth, count = value.split()
-                counts[int(depth)] = int(count)
-            else:
-                fields[key] = value
-        if counts:
-            options = dict(o.split("=") for o in fields["options"].split())
-            cases.append((fields["case"], options, fields["position"], counts))
-    return cases
-
-
-CASES = perft_cases()
-
-
-def kernel_perft(s: np.ndarray, p: np.ndarray, depth: int) -> int:
-    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
-    count = kernel.legal(s, p, out)
-    if depth == 1 or count == 0:
-        return count
-    total = 0
-    for action in out[:count].tolist():
-        child = s.copy()
-        kernel.apply(child, p, action)
-        total += kernel_perft(child, p, depth - 1)
-    return total
-
-
-def compare_from(game: Any, state: Any, r: random.Random) -> int:
-    """``compare_kernel`` from any position: a random game from ``state``, checking the
-    legal actions, every child and the result at each position."""
-    p = kernel.params(game)
-    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
-    compared = 0
-    while True:
-        s = kernel.encode(game, state)
-        assert kernel.decode(game, s) == state
-        legal = game.legal_actions(state)
-        count = kernel.legal(s, p, out)
-        assert out[:count].tolist() == legal, game.format_state(state)
-        outcome = game.outcome_of(state)
-        expected = -1 if outcome is None else (2 if outcome.winner is None else outcome.winner)
-        assert kernel.result(s, p) == expected, game.format_state(state)
-        compared += 1
-        if not legal:
-            return compared
-        for action in legal:
-            child = s.copy()
-            kernel.apply(child, p, action)
-            assert kernel.decode(game, child) == game.apply(state, action), (
-                game.format_state(state),
-                action,
-            )
-        state = game.apply(state, r.choice(legal))
+CASES = perft_cases("linja")
 
 
 def loop_playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
@@ -169,7 +107,7 @@ def test_edge_cases(options: str, position: str) -> None:
     game = game_of(dict(o.split("=") for o in options.split()))
     r = random.Random(position)
     for _ in range(20):
-        compare_from(game, game.parse_state(position), r)
+        compare_kernel(game, kernel, r, game.parse_state(position))
 
 
 def test_random_positions() -> None:
@@ -183,7 +121,7 @@ def test_random_positions() -> None:
         except InvalidNotationError:
             continue
         positions += 1
-        compare_from(game, state, r)
+        compare_kernel(game, kernel, r, state)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -193,9 +131,9 @@ def test_perft_positions(case: tuple[str, dict[str, str], str, dict[int, int]]) 
     state = game.parse_state(position)
     s, p = kernel.encode(game, state), kernel.params(game)
     for depth in range(1, 5):
-        assert kernel_perft(s, p, depth) == counts[depth], depth
+        assert kernel_perft(kernel, s, p, depth) == counts[depth], depth
     r = random.Random(position)
-    assert sum(compare_from(game, state, r) for _ in range(10)) > 10
+    assert sum(compare_kernel(game, kernel, r, state) for _ in range(10)) > 10
 
 
 def test_playouts_terminate_and_repeat() -> None:

@@ -6,15 +6,14 @@ notes; the deeper counts pin the engine's move generation from there on."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 import boardlab
 from boardlab.cli import main
 from boardlab.core.perft import divide, perft
+from support import perft_cases
 
-DATA = Path(__file__).parent / "data" / "perft"
 SLOW_COUNT = 1_000_000
 
 
@@ -28,31 +27,17 @@ class Case:
 
 
 def read_cases() -> list[Case]:
-    cases = []
-    for path in sorted(DATA.glob("*.perft")):
-        for block in path.read_text().split("\n\n"):
-            fields: dict[str, str] = {}
-            counts = []
-            for line in block.splitlines():
-                if not line or line.startswith("#"):
-                    continue
-                key, _, value = line.partition(" ")
-                if key == "perft":
-                    depth, count = value.split()
-                    counts.append((int(depth), int(count)))
-                else:
-                    fields[key] = value
-            if counts:
-                cases.append(
-                    Case(
-                        fields["case"],
-                        fields["game"],
-                        tuple(fields["options"].split()),
-                        fields["position"],
-                        tuple(counts),
-                    )
-                )
-    return cases
+    return [
+        Case(
+            name,
+            game_id,
+            tuple(f"{k}={v}" for k, v in options.items()),
+            position,
+            tuple(sorted(counts.items())),
+        )
+        for game_id in ("galatjang", "jinli", "linja")
+        for name, options, position, counts in perft_cases(game_id)
+    ]
 
 
 CASES = read_cases()
