@@ -116,3 +116,28 @@ def test_compiled_tree_needs_random_rollouts() -> None:
         make_agent("mcts:tree=compiled,rollout=heuristic")
     with pytest.raises(boardlab.BoardlabError, match="bad tree 'bush'"):
         make_agent("mcts:tree=bush")
+
+
+def test_compiled_search_and_batches_run_as_plain_python_too() -> None:
+    """With NUMBA_DISABLE_JIT=1 the same code runs uncompiled and finds the same answers."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import boardlab; from boardlab.fast.mcts import CompiledSearch; "
+        "from boardlab.fast.batch import playouts; "
+        "g = boardlab.new_game('galatjang', pits=3, seeds=2); s = g.initial_state(); "
+        "r = CompiledSearch(g, capacity=5000).search(s, seed=1, iterations=300); "
+        "b = playouts(g, s, 50, seed=2); "
+        "print(r.action, r.value, r.iterations, b.first_wins, b.second_wins, b.actions)"
+    )
+    outputs = []
+    for disable in ("1", "0"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disable)
+        done = subprocess.run(
+            [sys.executable, "-W", "error", "-c", code], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]

@@ -17,12 +17,16 @@ origin not skipped, the last round (so no refill), at most 6 pits and at most 25
 There each side's pits and store are the low bytes of one int64 word (``P + 1`` bytes),
 held from the mover's point of view (a turn end swaps the two words), and a sowing of
 ``h`` seeds from a ring position adds two precomputed words, as in the C baseline.
+
+``evaluate(s, p, player)`` is ``boardlab.ai.evaluation.galatjang``, number for number.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numba
 import numpy as np
 from numba import njit, uint64
 
@@ -43,6 +47,8 @@ SEEDS, SOW_OPPONENT_STORE, SKIP_ORIGIN, LONE_STORE, MAX_TURNS, ROUNDS, FAR_END, 
 STARTERS = ("winner", "loser", "alternate")
 
 # ------------------------------------------------------------------ fast-path tables
+#: The packed fast path inlines the generator's uint64 arithmetic: only when compiled.
+FAST_PATH = not bool(getattr(numba.config, "DISABLE_JIT", False))
 FAST_PITS = 6  # the fast path holds P + 1 <= 7 bytes a word (the sign byte stays 0)
 FAST_SEEDS = 255  # every cell fits a byte
 _RING_MAX = 2 * FAST_PITS + 2
@@ -463,7 +469,8 @@ def _fast_core(s: np.ndarray, p: np.ndarray, g: np.ndarray, pits: int) -> tuple[
 def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
     pits = (len(s) - 5) // 2
     if (
-        pits <= FAST_PITS
+        FAST_PATH
+        and pits <= FAST_PITS
         and p[SOW_OPPONENT_STORE] != 0
         and p[SKIP_ORIGIN] == 0
         and s[2 * pits + 3] >= p[ROUNDS]  # the last round: no refill, no blocked pit
@@ -481,3 +488,22 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
 def to_act(s: np.ndarray, p: np.ndarray) -> int:
     """The player to act (0 south, 1 north): the cell after the ring."""
     return int(s[s.shape[0] - 3])
+
+
+@njit(cache=True)
+def evaluate(s: np.ndarray, p: np.ndarray, player: int) -> float:
+    """``boardlab.ai.evaluation.galatjang`` over the compact state: the same number."""
+    pits = (len(s) - 5) // 2
+    total = 0
+    for k in range(2 * pits + 2):
+        if s[k] != BLOCKED:
+            total += s[k]
+    if total == 0:
+        total = 1
+    south = s[pits]
+    north = s[2 * pits + 1]
+    for k in range(pits):
+        south += max(s[k], 0)
+        north += max(s[pits + 1 + k], 0)
+    diff = south - north if player == SOUTH else north - south
+    return 0.9 * math.tanh(4.0 * diff / total)

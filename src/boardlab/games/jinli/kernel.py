@@ -6,6 +6,8 @@ yellow supply, red score, yellow score, passes, turns]`` (bitboards of squares
 ``rank * 7 + file`` as in ``rules.py``). Options ``p`` (4 ints): ``[target, recycle (0/1),
 no_move=lose (0/1), max_turns]``. Actions are the engine's ints (``rules.py``).
 
+``evaluate(s, p, player)`` is ``boardlab.ai.evaluation.jinli``, number for number.
+
 The playout keeps the position and the generator in local variables, seen from the side
 to act ("mine" and "theirs", swapped at each turn end), and draws the k-th action of the
 ascending legal list without writing the list: the lower koi's swims, its jumps, then the
@@ -18,6 +20,7 @@ they are fast, else portable shifts and a byte table (also under NUMBA_DISABLE_J
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -51,6 +54,18 @@ GIVE_DUE_ = 2
 STEPS = [dr * SIZE + df for df, dr in DIRECTIONS]
 #: ADJ[s]: the squares around s (bitboard).
 ADJ = np.array(ADJACENT, dtype=np.int64)
+
+
+def _near(square: int) -> int:
+    near = 0
+    for n in range(SQUARES):
+        if ADJACENT[square] >> n & 1:
+            near |= ADJACENT[n]
+    return near
+
+
+#: NEAR[s]: the squares at most two steps (king moves) from s, s included (bitboard).
+NEAR = np.array([_near(s) for s in range(SQUARES)], dtype=np.int64)
 #: DELTA[code]: to - from for an action code (direction d: swim, 8 + d: jump).
 DELTA = np.array(STEPS + [2 * step for step in STEPS], dtype=np.int64)
 #: CODE[to - from + 16]: the action code of a move from ``from`` to ``to``.
@@ -506,3 +521,26 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
     s[SUPPLY_R + side], s[SUPPLY_Y - side] = my_supply, their_supply
     s[SCORE_R + side], s[SCORE_Y - side] = my_score, their_score
     return result(s, p), n
+
+
+# ---------------------------------------------------------------------- evaluation
+@njit(cache=True)
+def _chances(koi: int, all_koi: int) -> int:
+    """For each koi of ``koi``, the other koi within two steps (``evaluation.jinli``)."""
+    total = 0
+    while koi:
+        low = koi & -koi
+        total += _popcount(NEAR[_ctz(low)] & all_koi & ~low)
+        koi ^= low
+    return total
+
+
+@njit(cache=True)
+def evaluate(s: np.ndarray, p: np.ndarray, player: int) -> float:
+    """``boardlab.ai.evaluation.jinli`` over the compact state: the same number."""
+    other = 1 - player
+    all_koi = s[KOI_R] | s[KOI_Y]
+    score = (s[SCORE_R + player] - s[SCORE_R + other]) / max(p[P_TARGET], 1) * 3.0
+    score += 0.08 * (_chances(s[KOI_R + player], all_koi) - _chances(s[KOI_R + other], all_koi))
+    score += 0.01 * (s[SUPPLY_R + player] - s[SUPPLY_R + other])
+    return 0.9 * math.tanh(score)

@@ -23,10 +23,13 @@ moves of a phase are masks of source rows: one action per source row, so the k-t
 action is the k-th set bit of a mask (byte lookup tables). In the bonus phase a move is
 bit ``2 * from + (to > from)`` of a 16-bit mask, which orders the actions as the engine
 does (``from * 8 + to`` ascending).
+
+``evaluate(s, p, player)`` is ``boardlab.ai.evaluation.linja``, number for number.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -535,3 +538,22 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
 def to_act(s: np.ndarray, p: np.ndarray) -> int:
     """The player to act (0 black, 1 red)."""
     return int(s[SIDE])
+
+
+@njit(cache=True)
+def evaluate(s: np.ndarray, p: np.ndarray, player: int) -> float:
+    """``boardlab.ai.evaluation.linja`` over the compact state: the same number."""
+    table = POSITIVE if p[P_POSITIVE] else SIGNED
+    black = 0
+    red = 0
+    advance_black = 0
+    advance_red = 0
+    for row in range(ROWS):
+        nb = s[row]
+        nr = s[ROWS + row]
+        black += nb * table[row]
+        red += nr * table[ROWS - 1 - row]
+        advance_black += nb * row
+        advance_red += nr * (ROWS - 1 - row)
+    diff = (black - red) + 0.25 * (advance_black - advance_red)
+    return 0.9 * math.tanh((diff if player == 0 else -diff) / 12.0)
