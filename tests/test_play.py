@@ -28,6 +28,7 @@ from boardlab.ai import make_agent
 from boardlab.core.game import Outcome, Position
 from boardlab.core.record import GameRecord
 from boardlab.ui.narrate import explain
+from boardlab.ui.terminal import REASONS
 from boardlab.ui.views import view
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -39,17 +40,6 @@ PROMPT = re.compile(r"^((?:Red|Yellow|Black|South|North), [a-z0-9 ()-]+> |> )(.*
 SAVED = re.compile(
     r"the unfinished game is saved in (\S+) \(continue with: boardlab play (\w+) --load (\S+)\)\."
 )
-#: How the result line explains each end.
-REASONS = {
-    "target": "reached the target",
-    "passes": "two passes in a row",
-    "turn_cap": "the turn limit was reached",
-    "no_moves": "the player to move could not move",
-    "passed": "the sides have passed each other",
-    "no_seeds": "a player to move had no seeds",
-    "cannot_fill": "a player could not fill a single pit",
-    "resign": "resignation",
-}
 #: The first prompt of a game with default options.
 FIRST_PROMPT = {
     "jinli": "Red, swim or jump> ",

@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("game", metavar="GAME", help=f"one of {', '.join(game_ids())}")
         return sub
 
-    def with_options(sub: argparse.ArgumentParser) -> None:
+    def option_flag(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--option",
             "-o",
@@ -56,18 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="KEY=VALUE",
             help="set a game option (repeatable); see `boardlab rules GAME`",
         )
+
+    def with_options(sub: argparse.ArgumentParser) -> None:
+        option_flag(sub)
         sub.add_argument("--position", "-p", metavar="POS", help="start from this position string")
 
     commands.add_parser("games", help="list the games", description="List the games.")
     play = command("play", "play a game in the terminal: people, agents, or both")
-    play.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a game option (repeatable); see `boardlab rules GAME`",
-    )
+    option_flag(play)
     for name in ("red", "yellow", "black", "south", "north"):
         play.add_argument(
             f"--{name}", metavar="WHO", help=f"who plays {name}: human, a level or an agent spec"
@@ -98,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("agent_a", metavar="AGENT_A", help="a level or agent spec")
     match.add_argument("agent_b", metavar="AGENT_B", help="a level or agent spec")
     match.add_argument("--games", "-n", type=int, default=100, metavar="N")
-    match.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
+    option_flag(match)
     match.add_argument("--jobs", "-j", type=int, metavar="J", help="processes (default: cores)")
     match.add_argument("--seed", type=int, default=0, metavar="S")
     match.add_argument("--records", metavar="FILE", help="write every game's record to FILE")

@@ -43,6 +43,16 @@ def square_name(square: int) -> str:
     return "abcdefg"[square % SIZE] + str(square // SIZE + 1)
 
 
+def piece_at(state: JinLiState, square: int, empty: str) -> str:
+    """The letter of a square in the position string: R, Y, o, or ``empty``."""
+    bit = 1 << square
+    if state.koi[RED] & bit:
+        return "R"
+    if state.koi[YELLOW] & bit:
+        return "Y"
+    return "o" if state.stones & bit else empty
+
+
 def square_index(name: str) -> int:
     return (int(name[1]) - 1) * SIZE + "abcdefg".index(name[0])
 
@@ -180,16 +190,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         for rank in range(SIZE - 1, -1, -1):
             text, run = "", 0
             for file in range(SIZE):
-                bit = 1 << (rank * SIZE + file)
-                piece = (
-                    "R"
-                    if state.koi[RED] & bit
-                    else "Y"
-                    if state.koi[YELLOW] & bit
-                    else "o"
-                    if state.stones & bit
-                    else ""
-                )
+                piece = piece_at(state, rank * SIZE + file, "")
                 if not piece:
                     run += 1
                     continue
@@ -309,16 +310,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         for rank in range(SIZE - 1, -1, -1):
             cells = []
             for file in range(SIZE):
-                bit = 1 << (rank * SIZE + file)
-                cells.append(
-                    "R"
-                    if state.koi[RED] & bit
-                    else "Y"
-                    if state.koi[YELLOW] & bit
-                    else "o"
-                    if state.stones & bit
-                    else "."
-                )
+                cells.append(piece_at(state, rank * SIZE + file, "."))
             lines.append(f" {rank + 1}  {' '.join(cells)}  {rank + 1}")
         lines.append(files)
         for side, label in ((RED, "Red"), (YELLOW, "Yellow")):
