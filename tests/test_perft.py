@@ -95,3 +95,22 @@ def test_perft_command_prints_the_count_last(capsys: pytest.CaptureFixture[str])
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "1849"
     assert len(lines) == 8 and lines[0] == "0-1: " + lines[0].split(": ")[1]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_compiled_perft_matches_table(case: Case) -> None:
+    from boardlab.fast.perft import compiled_perft
+
+    position = position_of(case)
+    for depth, count in case.counts:
+        assert compiled_perft(position.game, position.state, depth) == count
+
+
+def test_perft_command_counts_deep_with_the_compiled_kernel(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["perft", "galatjang", "--depth", "9"]) == 0  # auto: compiled from depth 6
+    assert capsys.readouterr().out.splitlines()[-1] == "2453054"
+    assert main(["perft", "linja", "--depth", "3", "--engine", "compiled", "--divide"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "321" and len(lines) == 8

@@ -12,13 +12,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, NoReturn
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Position
-from boardlab.core.perft import divide, perft
+from boardlab.core.perft import perft
 from boardlab.core.record import GameRecord, RecordError, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
 
@@ -90,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     with_options(count)
     count.add_argument("--depth", "-d", type=int, required=True, metavar="N")
     count.add_argument("--divide", action="store_true", help="first one line per legal action")
+    count.add_argument(
+        "--engine",
+        choices=("auto", "python", "compiled"),
+        default="auto",
+        help="count with the Python rules or the compiled kernel (auto: compiled from "
+        "depth 6 when numba is installed)",
+    )
     match = command("match", "play agents against each other and measure the difference")
     match.add_argument("agent_a", metavar="AGENT_A", help="a level or agent spec")
     match.add_argument("agent_b", metavar="AGENT_B", help="a level or agent spec")
@@ -157,14 +165,29 @@ def run_perft(args: argparse.Namespace) -> int:
     if args.depth < 0:
         raise BoardlabError(f"bad depth {args.depth}: expected 0 or more")
     position = _position(_game(args), args)
+    count = _perft_counter(args.engine, args.depth)
     if args.divide and args.depth >= 1:
-        rows = divide(position, args.depth)
-        for action, count in rows:
-            print(f"{action}: {count}")
-        print(sum(count for _, count in rows))
+        rows = [
+            (position.action_string(a), count(position.play(a), args.depth - 1))
+            for a in position.legal_actions()
+        ]
+        for action, number in rows:
+            print(f"{action}: {number}")
+        print(sum(number for _, number in rows))
     else:
-        print(perft(position, args.depth))
+        print(count(position, args.depth))
     return 0
+
+
+def _perft_counter(engine: str, depth: int) -> Callable[[Position[Any], int], int]:
+    """The Python perft, or the compiled one (for deep counts, when numba is there)."""
+    if engine == "python" or (engine == "auto" and (depth < 6 or not find_spec("numba"))):
+        return perft
+    try:
+        from boardlab.fast.perft import compiled_perft
+    except ImportError:
+        raise BoardlabError("--engine compiled needs numba: pip install 'boardlab[fast]'") from None
+    return lambda position, d: compiled_perft(position.game, position.state, d)
 
 
 def run_replay(args: argparse.Namespace) -> int:
