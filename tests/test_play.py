@@ -897,13 +897,13 @@ def spawn(args: Sequence[str], cwd: Path) -> pexpect.spawn:
         cwd=str(cwd),
         encoding="utf-8",
         env=environment(),
-        timeout=30,
+        timeout=60,
         dimensions=(40, 80),
     )
 
 
 def test_ctrl_c_saves_the_unfinished_game(tmp_path: Path) -> None:
-    child = spawn(["jinli", "--seed", "1"], tmp_path)
+    child = spawn(["jinli", "--yellow", "easy", "--seed", "1"], tmp_path)
     child.expect_exact("Red, swim or jump> ")
     child.sendline("1")
     child.expect_exact("Red, drop a stone> ")
@@ -923,7 +923,7 @@ def test_ctrl_c_saves_the_unfinished_game(tmp_path: Path) -> None:
     assert len(actions) == 5
     assert actions[:2] == ["a1-b1", "@d4"]
     assert actions[4] == saved.positions[4].legal_action_strings()[1]
-    assert saved.headers["Yellow"] == "medium"
+    assert saved.headers["Yellow"] == "easy"
 
 
 def test_a_complete_game_in_a_terminal(tmp_path: Path) -> None:
