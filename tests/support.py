@@ -135,3 +135,46 @@ def compare_kernel(game: Game[Any], kernel: Any, rng: random.Random, start: Any 
                 action,
             )
         state = game.apply(state, rng.choice(legal))
+
+
+class TooBig(Exception):
+    """The position's game tree is larger than the exact search may visit."""
+
+
+def minimax(
+    game: Game[Any], state: Any, cap: int = 100_000, memo: dict[Any, int] | None = None
+) -> tuple[int, dict[int, int]]:
+    """The exact value of ``state`` for its player to act (1 win, 0 draw, -1 loss) and
+    the exact value of each legal action for that player, by plain minimax over the
+    engine's own actions. A child with the same player to act (a turn of several
+    actions) keeps the point of view; otherwise the value is negated. Memoised on the
+    state; TooBig when more than ``cap`` states (or lines over 200 actions) would be
+    visited. ``memo`` may be shared between calls on positions of one game."""
+    memo = {} if memo is None else memo
+
+    def value(s: Any, ply: int) -> int:
+        if s in memo:
+            return memo[s]
+        if len(memo) >= cap or ply > 200:
+            raise TooBig
+        me = game.to_act(s)
+        outcome = game.outcome_of(s)
+        if outcome is not None:
+            result = 0 if outcome.winner is None else 1 if outcome.winner == me else -1
+        else:
+            result = -1
+            for action in game.legal_actions(s):
+                result = max(result, child_value(s, me, action, ply))
+                if result == 1:
+                    break  # nothing is better than a win
+        memo[s] = result
+        return result
+
+    def child_value(s: Any, me: int, action: int, ply: int) -> int:
+        child = game.apply(s, action)
+        v = value(child, ply + 1)
+        return v if game.to_act(child) == me else -v
+
+    me = game.to_act(state)
+    per_action = {a: child_value(state, me, a, 0) for a in game.legal_actions(state)}
+    return value(state, 0), per_action

@@ -23,27 +23,9 @@ from boardlab.fast.mcts import (
     UNKNOWN,
     CompiledSearch,
 )
+from support import minimax
 
 GAMES = [g for g in boardlab.game_ids() if importlib.util.find_spec(f"boardlab.games.{g}.kernel")]
-
-
-def exact_value(game: Any, state: Any, memo: dict[Any, int]) -> int:
-    """Plain minimax: 1, 0 or -1 for the player to act (a same-player child keeps the
-    point of view)."""
-    if state in memo:
-        return memo[state]
-    outcome = game.outcome_of(state)
-    if outcome is not None:
-        me = game.to_act(state)
-        value = 0 if outcome.winner is None else (1 if outcome.winner == me else -1)
-    else:
-        me, value = game.to_act(state), -2
-        for action in game.legal_actions(state):
-            child = game.apply(state, action)
-            v = exact_value(game, child, memo)
-            value = max(value, v if game.to_act(child) == me else -v)
-    memo[state] = value
-    return value
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -87,10 +69,8 @@ def test_solver_proves_small_endgames_exactly(
     game = boardlab.new_game(game_id, options)
     state = game.from_position_string(text).state
     found = CompiledSearch(game, capacity=200_000).search(state, seed=1, iterations=200_000)
-    assert found.value == exact_value(game, state, {})
-    child = game.apply(state, found.action)
-    me, v = game.to_act(state), exact_value(game, child, {})
-    assert (v if game.to_act(child) == me else -v) == found.value
+    value, per_action = minimax(game, state)
+    assert found.value == value == per_action[found.action]
 
 
 @pytest.mark.parametrize("game_id", GAMES)
