@@ -81,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--hint",
         metavar="AGENT",
-        default="mcts:iterations=2000,rollout=heuristic",
-        help="the agent that answers `hint`",
+        default="hard",
+        help="the agent that answers `hint` (default: the level hard)",
     )
     command("rules", "the rules in brief and every option with its default")
     show = command("show", "draw the board of a position")

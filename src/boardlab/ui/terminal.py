@@ -94,7 +94,7 @@ class TerminalGame:
         self.echo = echo
         self.delay = delay
         self.autosave = autosave
-        self.hint_agent = hint_agent or make_agent("mcts:iterations=2000,rollout=heuristic", 0)
+        self.hint_agent = hint_agent or make_agent("hard", 0)
         #: the number of actions in the last saved (or loaded) record
         self.saved_length = len(record) if record.actions else 0
 
@@ -105,9 +105,11 @@ class TerminalGame:
     # ------------------------------------------------------------------ the loop
     def run(self) -> int:
         """Play until the game is over and the person leaves; the exit status."""
-        for seat in self.seats:
-            if seat.agent is not None:  # compile while the person thinks
-                threading.Thread(target=seat.agent.warm, args=(self.position,), daemon=True).start()
+        agents = [seat.agent for seat in self.seats if seat.agent is not None]
+        if any(seat.human for seat in self.seats):
+            agents.append(self.hint_agent)
+        for agent in agents:  # compile while the person thinks
+            threading.Thread(target=agent.warm, args=(self.position,), daemon=True).start()
         self.say_players()
         self.show()
         try:
