@@ -64,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("games", help="list the games", description="List the games.")
     play = command("play", "play a game in the terminal: people, agents, or both")
+    play.epilog = (
+        "With no seat named you play the first player against the level medium; with one "
+        "seat named the other is you (or medium, if you named a human). WHO is human, a "
+        "level (beginner, easy, medium, hard, expert) or an agent spec such as "
+        "mcts:time=2 or alphabeta:depth=6."
+    )
     option_flag(play)
     for name in ("red", "yellow", "black", "south", "north"):
         play.add_argument(
