@@ -131,3 +131,18 @@ def test_installed_command_never_shows_a_traceback() -> None:
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("boardlab: malformed SOUTH/NORTH '1,2/3'")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["show", "jinli"], ["rules", "linja"], ["replay", "galatjang"], ["perft", "linja", "-d", "4"]],
+)
+def test_interactive_commands_never_load_the_compiler(args: list[str]) -> None:
+    """show, rules, replay and shallow perft start without numba (nothing to compile)."""
+    code = (
+        "import sys; from boardlab.cli import main; sys.stdin = __import__('io').StringIO('s1'); "
+        f"main({args!r}); print('numba' in sys.modules, 'rich' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "False False"
