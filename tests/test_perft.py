@@ -109,7 +109,7 @@ def test_compiled_perft_matches_table(case: Case) -> None:
 def test_perft_command_counts_deep_with_the_compiled_kernel(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["perft", "galatjang", "--depth", "9"]) == 0  # auto: compiled from depth 6
+    assert main(["perft", "galatjang", "--depth", "9"]) == 0  # auto: compiled from depth 9
     assert capsys.readouterr().out.splitlines()[-1] == "2453054"
     assert main(["perft", "linja", "--depth", "3", "--engine", "compiled", "--divide"]) == 0
     lines = capsys.readouterr().out.splitlines()

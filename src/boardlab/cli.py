@@ -101,8 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         choices=("auto", "python", "compiled"),
         default="auto",
-        help="count with the Python rules or the compiled kernel (auto: compiled from "
-        "depth 6 when numba is installed)",
+        help="count with the Python rules or the compiled kernel (auto: compiled for deep "
+        "counts when numba is installed)",
     )
     match = command("match", "play agents against each other and measure the difference")
     match.add_argument("agent_a", metavar="AGENT_A", help="a level or agent spec")
@@ -171,7 +171,7 @@ def run_perft(args: argparse.Namespace) -> int:
     if args.depth < 0:
         raise BoardlabError(f"bad depth {args.depth}: expected 0 or more")
     position = _position(_game(args), args)
-    count = _perft_counter(args.engine, args.depth)
+    count = _perft_counter(args.engine, position.game.id, args.depth)
     if args.divide and args.depth >= 1:
         rows = [
             (position.action_string(a), count(position.play(a), args.depth - 1))
@@ -185,9 +185,15 @@ def run_perft(args: argparse.Namespace) -> int:
     return 0
 
 
-def _perft_counter(engine: str, depth: int) -> Callable[[Position[Any], int], int]:
+#: The depth from which the compiled perft (a few seconds to compile in each process)
+#: beats the Python one with its transposition table.
+COMPILED_PERFT_FROM = {"jinli": 6, "linja": 9, "galatjang": 9}
+
+
+def _perft_counter(engine: str, game_id: str, depth: int) -> Callable[[Position[Any], int], int]:
     """The Python perft, or the compiled one (for deep counts, when numba is there)."""
-    if engine == "python" or (engine == "auto" and (depth < 6 or not find_spec("numba"))):
+    shallow = depth < COMPILED_PERFT_FROM.get(game_id, 8)
+    if engine == "python" or (engine == "auto" and (shallow or not find_spec("numba"))):
         return perft
     try:
         from boardlab.fast.perft import compiled_perft
