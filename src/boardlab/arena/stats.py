@@ -54,8 +54,8 @@ def score_interval(wins: int, draws: int, losses: int) -> tuple[float, float]:
 
 def elo_difference(score: float) -> float:
     """The Elo difference that gives an expected ``score``."""
-    if score <= 0.0:
+    if score <= 1e-9:
         return -math.inf
-    if score >= 1.0:
+    if score >= 1.0 - 1e-9:
         return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
