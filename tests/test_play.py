@@ -903,7 +903,10 @@ def spawn(args: Sequence[str], cwd: Path) -> pexpect.spawn:
 
 
 def test_ctrl_c_saves_the_unfinished_game(tmp_path: Path) -> None:
-    child = spawn(["jinli", "--yellow", "easy", "--seed", "1"], tmp_path)
+    # Agents that need no compiler: a compile running in the background (numba holds
+    # the interpreter while LLVM works) would delay the interrupt on a cold cache.
+    args = ["jinli", "--yellow", "easy", "--hint", "greedy", "--seed", "1"]
+    child = spawn(args, tmp_path)
     child.expect_exact("Red, swim or jump> ")
     child.sendline("1")
     child.expect_exact("Red, drop a stone> ")
