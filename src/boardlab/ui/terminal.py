@@ -8,6 +8,7 @@ and ``quit`` save an unfinished game to a file and say where.
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 import time
@@ -132,6 +133,8 @@ class TerminalGame:
             self.save_unfinished("Input closed")
             return 0
         except KeyboardInterrupt:
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C waits
             self.console.print()
             self.save_unfinished("Interrupted")
             return 130
