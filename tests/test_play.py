@@ -133,24 +133,13 @@ def render(position: Position[Any], last: Sequence[tuple[Position[Any], int]] = 
     return console.export_text()
 
 
-def last_turn(record: GameRecord) -> list[tuple[Position[Any], int]]:
-    """The actions of the latest turn, each with the position before it."""
-    if not record.actions:
-        return []
-    mover = record.positions[-2].to_act
-    k = len(record.actions)
-    while k > 0 and record.positions[k - 1].to_act == mover:
-        k -= 1
-    return list(zip(record.positions[k:-1], record.actions[k:], strict=True))
-
-
 def board_lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip("\n").split("\n")]
 
 
 def shows_board(out: str, record: GameRecord) -> bool:
     """The board of the record's position, last turn marked, is printed in ``out``."""
-    drawn = "\n".join(board_lines(render(record.position, last_turn(record))))
+    drawn = "\n".join(board_lines(render(record.position, record.last_turn())))
     return drawn in "\n".join(line.rstrip() for line in out.split("\n"))
 
 
@@ -236,7 +225,7 @@ def test_a_person_plays_a_complete_game_against_an_agent(
     assert out_lines[out_lines.index(result_line(outcome)) + 1] == GAME_OVER
     # The board before the result is the final position, the last turn marked.
     before_result = done.stdout.split(result_line(outcome))[0]
-    final_board = "\n".join(board_lines(render(record.position, last_turn(record))))
+    final_board = "\n".join(board_lines(render(record.position, record.last_turn())))
     assert "\n".join(line.rstrip() for line in before_result.rstrip().split("\n")).endswith(
         final_board
     )
@@ -427,7 +416,7 @@ def test_undo_takes_back_the_persons_turn_and_the_reply(tmp_path: Path) -> None:
     assert took.answer[0] == "Took back 4 actions."
     back = GameRecord(record.game)
     back.play_all(record.actions[:4])
-    assert took.answer[1:] == ["", *board_lines(render(back.position, last_turn(back)))]
+    assert took.answer[1:] == ["", *board_lines(render(back.position, back.last_turn()))]
     numbered = "  ".join(f"{n}. {s}" for n, s in enumerate(back.position.legal_action_strings(), 1))
     assert talk[8].answer == [f"Legal: {numbered}"]
     assert talk[9].answer == took.answer[1:]
@@ -490,7 +479,7 @@ def test_board_draws_the_position_again(tmp_path: Path) -> None:
     assert_clean(done)
     talk = exchanges(done.stdout)
     assert talk[-2].typed == "board"
-    assert talk[-2].answer == ["", *board_lines(render(record.position, last_turn(record)))]
+    assert talk[-2].answer == ["", *board_lines(render(record.position, record.last_turn()))]
 
 
 def test_resign_ends_the_game_for_the_other_player(tmp_path: Path) -> None:
@@ -758,7 +747,7 @@ def test_a_saved_game_loads_at_the_same_position(game_id: str, tmp_path: Path) -
     loaded = play([game_id, "--load", "mid.txt", *args, "--seed", "9"], ["board", "quit"], tmp_path)
     assert_clean(loaded)
     talk = exchanges(loaded.stdout)
-    drawn = board_lines(render(record.position, last_turn(record)))
+    drawn = board_lines(render(record.position, record.last_turn()))
     first_board = loaded.stdout.split(talk[0].prompt)[0]
     assert board_lines(first_board)[-len(drawn) :] == drawn
     assert talk[0].prompt == prompt

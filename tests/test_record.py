@@ -176,3 +176,15 @@ def test_resignation_ends_the_game_and_survives_both_formats() -> None:
         assert copy.resigned == 0 and copy.result() == "yellow"
     record.undo()
     assert record.resigned is None and not record.is_over()
+
+
+def test_last_turn_is_the_last_run_of_one_players_actions() -> None:
+    record = jinli_record()
+    assert [(p.to_act, p.action_string(a)) for p, a in record.last_turn()] == [
+        (1, "g7-f6"),
+        (1, "@c3"),
+    ]
+    record.undo()
+    assert [p.action_string(a) for p, a in record.last_turn()] == ["g7-f6"]
+    record.undo_to(0)
+    assert record.last_turn() == []

@@ -133,6 +133,17 @@ class GameRecord:
     def action_strings(self) -> list[str]:
         return [p.action_string(a) for p, a in zip(self.positions, self.actions, strict=False)]
 
+    def last_turn(self) -> list[tuple[Position[Any], int]]:
+        """The actions of the latest turn (the last run of actions by one player), each
+        with the position it was played in."""
+        if not self.actions:
+            return []
+        mover = self.positions[-2].to_act
+        k = len(self.actions)
+        while k > 0 and self.positions[k - 1].to_act == mover:
+            k -= 1
+        return list(zip(self.positions[k:-1], self.actions[k:], strict=True))
+
     def turns(self) -> Iterator[Turn]:
         """The actions grouped into turns: runs of consecutive actions by one player."""
         group: list[str] = []

@@ -25,7 +25,7 @@ from boardlab.core.errors import BoardlabError, InvalidNotationError
 from boardlab.core.game import Position
 from boardlab.core.record import GameRecord, add_action_token
 from boardlab.ui.narrate import explain
-from boardlab.ui.views import LastTurn, phase_words, view
+from boardlab.ui.views import phase_words, view
 
 HELP = """\
 Type an action, several actions of your turn at once, or the number of an action from
@@ -371,19 +371,9 @@ class TerminalGame:
             highlight=False,
         )
 
-    def last_turn(self) -> LastTurn:
-        record = self.record
-        if not record.actions:
-            return []
-        mover = record.positions[-2].to_act
-        k = len(record.actions)
-        while k > 0 and record.positions[k - 1].to_act == mover:
-            k -= 1
-        return list(zip(record.positions[k:-1], record.actions[k:], strict=True))
-
     def show(self) -> None:
         self.console.print()
-        self.console.print(view(self.position, self.last_turn()))
+        self.console.print(view(self.position, self.record.last_turn()))
 
     def announce_result(self) -> None:
         outcome = self.record.outcome()
