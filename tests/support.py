@@ -178,3 +178,32 @@ def minimax(
     me = game.to_act(state)
     per_action = {a: child_value(state, me, a, 0) for a in game.legal_actions(state)}
     return value(state, 0), per_action
+
+
+def game_helpers(game_id: str) -> tuple[Any, Any, Any]:
+    """``game(**options)``, ``at(position string, **options)`` and
+    ``after(position string, actions, **options)`` for one game's rule tests."""
+
+    def game(**options: object) -> Game[Any]:
+        return boardlab.new_game(game_id, **options)
+
+    def at(text: str, **options: object) -> Position[Any]:
+        return game(**options).from_position_string(text)
+
+    def after(text: str, actions: list[str], **options: object) -> Position[Any]:
+        return at(text, **options).play_all(actions)
+
+    return game, at, after
+
+
+def legal(position: Position[Any]) -> set[str]:
+    return set(position.legal_action_strings())
+
+
+def ended(position: Position[Any]) -> tuple[str, tuple[int, int], str]:
+    """The finished game's winner name, points and reason (and that it is really over)."""
+    outcome = position.outcome()
+    assert outcome is not None
+    assert position.is_over()
+    assert position.legal_action_strings() == []
+    return outcome.winner_name, outcome.points, outcome.reason

@@ -12,28 +12,11 @@ import pytest
 
 import boardlab
 from boardlab.core.perft import perft
+from support import ended, game_helpers
+
+game, at, after = game_helpers("galatjang")
 
 INITIAL = "6,6,6,6,6,6/6,6,6,6,6,6 0/0 s 1 0"
-
-
-def game(**options: object) -> boardlab.Game:
-    return boardlab.new_game("galatjang", **options)
-
-
-def at(text: str, **options: object) -> boardlab.Position:
-    return game(**options).from_position_string(text)
-
-
-def after(text: str, actions: list[str], **options: object) -> boardlab.Position:
-    return at(text, **options).play_all(actions)
-
-
-def ended(position: boardlab.Position) -> tuple[str, tuple[int, int], str]:
-    outcome = position.outcome()
-    assert outcome is not None
-    assert position.is_over()
-    assert position.legal_action_strings() == []
-    return outcome.winner_name, outcome.points, outcome.reason
 
 
 # --------------------------------------------------------------------------- setup, options

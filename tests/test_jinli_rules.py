@@ -12,6 +12,9 @@ import pytest
 
 import boardlab
 from boardlab.core.perft import perft
+from support import ended, game_helpers, legal
+
+game, at, after = game_helpers("jinli")
 
 INITIAL = "Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0"
 SQUARES = [file + rank for rank in "1234567" for file in "abcdefg"]
@@ -24,32 +27,8 @@ SQUARES = [file + rank for rank in "1234567" for file in "abcdefg"]
 STUCK = "7/7/7/oooo3/oooo3/YYoo3/RRoo3"
 
 
-def game(**options: object) -> boardlab.Game:
-    return boardlab.new_game("jinli", **options)
-
-
-def at(text: str, **options: object) -> boardlab.Position:
-    return game(**options).from_position_string(text)
-
-
-def after(text: str, actions: list[str], **options: object) -> boardlab.Position:
-    return at(text, **options).play_all(actions)
-
-
-def legal(position: boardlab.Position) -> set[str]:
-    return set(position.legal_action_strings())
-
-
 def moves_from(position: boardlab.Position, square: str) -> set[str]:
     return {a for a in position.legal_action_strings() if a.startswith(square + "-")}
-
-
-def ended(position: boardlab.Position) -> tuple[str, tuple[int, int], str]:
-    outcome = position.outcome()
-    assert outcome is not None
-    assert position.is_over()
-    assert position.legal_action_strings() == []
-    return outcome.winner_name, outcome.points, outcome.reason
 
 
 # --------------------------------------------------------------------------- setup, options

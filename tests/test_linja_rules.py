@@ -12,6 +12,9 @@ import pytest
 
 import boardlab
 from boardlab.core.perft import perft
+from support import ended, game_helpers, legal
+
+game, at, after = game_helpers("linja")
 
 INITIAL = "6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 0 0"
 
@@ -26,30 +29,6 @@ LAST_PIECE = "0,0,0,0,0,1,0,11/11,0,0,0,0,0,1,0 b o 0 30"
 # Black 4-5 (row 5 holds one black: follow-up 1), then 6-7 exactly (bonus). At that moment
 # every black piece (rows 5, 7) is above every red piece (rows 0-4).
 UNDO = "0,0,0,0,1,1,1,9/8,1,1,1,1,0,0,0 b o 0 40"
-
-
-def game(**options: object) -> boardlab.Game:
-    return boardlab.new_game("linja", **options)
-
-
-def at(text: str, **options: object) -> boardlab.Position:
-    return game(**options).from_position_string(text)
-
-
-def after(text: str, actions: list[str], **options: object) -> boardlab.Position:
-    return at(text, **options).play_all(actions)
-
-
-def legal(position: boardlab.Position) -> set[str]:
-    return set(position.legal_action_strings())
-
-
-def ended(position: boardlab.Position) -> tuple[str, tuple[int, int], str]:
-    outcome = position.outcome()
-    assert outcome is not None
-    assert position.is_over()
-    assert position.legal_action_strings() == []
-    return outcome.winner_name, outcome.points, outcome.reason
 
 
 # --------------------------------------------------------------------------- setup, options
