@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN = $(VENV)/bin
 
-.PHONY: setup play test lint typecheck clean
+.PHONY: setup play test bench lint typecheck clean
 
 setup: $(VENV)/.installed
 
@@ -17,6 +17,13 @@ $(VENV)/.installed: pyproject.toml
 
 play: setup
 	$(BIN)/boardlab play jinli
+
+# Every speed figure in one run on this machine: the engine, the compiled kernels and the
+# C baseline side by side, then OpenSpiel 2.0.2 beside boardlab (tables and JSON in
+# benchmarks/results/).
+bench: setup
+	$(BIN)/python benchmarks/speed.py
+	$(BIN)/python benchmarks/openspiel_speed.py
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
