@@ -23,13 +23,13 @@ import numpy as np
 import boardlab
 from boardlab.games.galatjang.rules import NORTH, SOUTH, GalatjangState, pit_count, store_index
 from boardlab.solve.galatjang import (
+    DEFAULT_MAX_SEEDS,
     GalatjangEndgame,
     default_table_path,
     table_entries,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
-DEFAULT_SEEDS = 24
 CHECK_SEEDS = 16  # positions with at most this many seeds are also solved without the table
 
 #: Hand-made endgames (default options, South or North to act).
@@ -86,7 +86,7 @@ def describe(game: Any, solver: GalatjangEndgame, text: str) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, type=Path, help="directory for the table")
-    parser.add_argument("--max-seeds", type=int, default=DEFAULT_SEEDS, metavar="K")
+    parser.add_argument("--max-seeds", type=int, default=DEFAULT_MAX_SEEDS, metavar="K")
     args = parser.parse_args()
     game = boardlab.new_game("galatjang")
     path = args.out / default_table_path(game).name
@@ -128,7 +128,7 @@ def main() -> None:
         "at the start)",
         "",
         "Command: `python benchmarks/solve_galatjang.py --out DIR"
-        + (f" --max-seeds {args.max_seeds}`" if args.max_seeds != DEFAULT_SEEDS else "`")
+        + (f" --max-seeds {args.max_seeds}`" if args.max_seeds != DEFAULT_MAX_SEEDS else "`")
         + f" (Python {platform.python_version()}, numba threads: "
         f"{os.environ.get('NUMBA_NUM_THREADS', 'default')}).",
         "",

@@ -316,6 +316,8 @@ def test_table_for_other_rules_is_refused_with_the_option_named(tmp_path: Path):
         GalatjangEndgame.load(new_game(pits=4), path)
     with pytest.raises(OptionError, match="no Galatjang endgame table for lone_seed=stay"):
         GalatjangEndgame.load(new_game(pits=3, lone_seed="stay"), path)
+    with pytest.raises(TableError, match=r"built for skip_origin=False, not True"):
+        GalatjangEndgame(new_game(pits=3, skip_origin=True), read_table(path))
     # options that do not change a last-round value share the table
     shared = new_game(pits=3, seeds=2, first="north", max_turns=40, rounds=3)
     assert GalatjangEndgame.load(shared, path).max_seeds == 4
