@@ -31,8 +31,6 @@ from boardlab.solve.galatjang import (
 from boardlab.solve.tables import HEADER_SIZE, TableError, read_table, write_table
 from support import random_game, random_options
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def new_game(**options: Any) -> Galatjang:
     return cast(Galatjang, boardlab.new_game("galatjang", options))
@@ -304,6 +302,23 @@ def test_table_file_round_trips_and_verify_catches_a_flipped_byte(tmp_path: Path
         handle.write(bytes([byte ^ 1]))
     with pytest.raises(TableError, match="damaged"):
         read_table(path).verify()
+
+
+def test_recheck_finds_a_wrong_value_with_a_sound_checksum(tmp_path: Path):
+    game = new_game(pits=3, sow_opponent_store=False)
+    solver = built(game, 7, tmp_path)
+    entries = table_entries(3, 7)
+    assert solver.recheck(entries) == 0
+    assert solver.recheck(500, seed=3) == 0
+    values = build_values(game, 7)
+    values[1234] += 2  # a wrong value, written with a matching checksum
+    keep = {k: v for k, v in solver.table.header.items() if k not in ("entries", "sha256")}
+    path = write_table(tmp_path / "wrong.table", keep, values)
+    wrong = GalatjangEndgame.load(game, path)
+    wrong.table.verify()
+    assert wrong.recheck(entries) >= 1  # the entry itself, and any entry that relies on it
+    with pytest.raises(TableError, match="no table to recheck"):
+        GalatjangEndgame(game).recheck(10)
 
 
 def test_table_for_other_rules_is_refused_with_the_option_named(tmp_path: Path):

@@ -365,6 +365,53 @@ def _fill(
 
 
 @njit(cache=True)
+def _recheck(
+    values: np.ndarray,
+    entries: np.ndarray,
+    pits: int,
+    p: np.ndarray,
+    binom: np.ndarray,
+) -> int:
+    """How many of the table entries ``entries`` differ from the best of their
+    children's values, found again with the engine's sower (``_child``) and the ranking
+    of plain cells (``_index``), not the build's packed sower and ranking."""
+    m = 2 * pits
+    bars = np.empty(m, np.int64)
+    c = np.empty(m, np.int64)
+    ring = np.empty(m + 2, np.int64)
+    child = np.empty(m, np.int64)
+    wrong = 0
+    for e in range(entries.shape[0]):
+        entry = entries[e]
+        n = 0
+        while binom[n + m, m] <= entry:  # the entries with at most n seeds come first
+            n += 1
+        _unrank(entry - binom[n + m - 1, m], n, binom, bars)
+        c[0] = bars[0]
+        for j in range(1, m):
+            c[j] = bars[j] - bars[j - 1] - 1
+        if _index(c, binom) != entry:
+            wrong += 1
+            continue
+        best = -n  # the mover has no seeds: the opponent sweeps
+        mine = 0
+        for k in range(pits):
+            mine += c[k]
+        if mine > 0:
+            best = -n - 1
+            for a in range(pits):
+                if c[a] > 0:
+                    gain, loss, passes = _child(c, pits, p, a, ring, child)
+                    later = int(values[_index(child, binom)])
+                    v = gain - loss - later if passes else gain - loss + later
+                    if v > best:
+                        best = v
+        if best != values[entry]:
+            wrong += 1
+    return wrong
+
+
+@njit(cache=True)
 def _hash(c: np.ndarray, left: int) -> int:
     h = left + 7
     for k in range(c.shape[0]):
@@ -685,6 +732,21 @@ class GalatjangEndgame:
     def max_seeds(self) -> int | None:
         """The table's K (None without a table)."""
         return self._table_seeds if self.table is not None else None
+
+    def recheck(self, samples: int, seed: int = 0) -> int:
+        """Find ``samples`` table entries (drawn at random with ``seed``; all of them if
+        there are no more) again from their children's entries with the engine's sower
+        and return how many differ (0 for a sound table). With every entry's children
+        checked and the empty board right, every value is exact."""
+        if self.table is None:
+            raise TableError("no table to recheck: load one first")
+        pits, values = self._table_pits, self._values
+        if samples >= values.size:
+            entries = np.arange(values.size, dtype=np.int64)
+        else:
+            entries = np.random.default_rng(seed).integers(0, values.size, samples)
+        binom, _, _ = self._table_view(pits)
+        return int(_recheck(values, entries, pits, self._p, binom))
 
     # ---------------------------------------------------------------- queries
     def in_table(self, state: GalatjangState) -> bool:
