@@ -116,6 +116,21 @@ def build_parser() -> argparse.ArgumentParser:
     with_options(analyze)
     analyze.add_argument("--agent", default="alphabeta:time=3", metavar="SPEC")
     analyze.add_argument("--seed", type=int, default=0, metavar="S")
+    solve = command("solve", "solve exactly and keep the table: Linja whole, Galatjang endgames")
+    solve.epilog = (
+        "Tables go to $BOARDLAB_TABLES, or the user data directory, unless --out names a "
+        "file; an existing table is read, not built again, unless --rebuild."
+    )
+    option_flag(solve)
+    solve.add_argument("--out", metavar="PATH", help="the table file")
+    solve.add_argument(
+        "--max-seeds",
+        type=int,
+        metavar="K",
+        help="Galatjang: the most seeds in the pits of a solved position",
+    )
+    solve.add_argument("--rebuild", action="store_true", help="build even if the table exists")
+    solve.add_argument("--verify", action="store_true", help="check the table's checksum")
     replay = command("replay", "play a record or a list of actions; print the final position")
     with_options(replay)
     replay.add_argument(
@@ -227,28 +242,27 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _progress_bar(total: int, label: str) -> Iterator[Callable[[], None]]:
-    """A progress bar on standard error when it is a terminal (Rich if installed)."""
+def _progress_bar(label: str, unit: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on standard error when it is a terminal (Rich if installed); yields
+    ``update(done, total)``."""
     if not sys.stderr.isatty():
-        yield lambda: None
+        yield lambda done, total: None
         return
     try:
         from rich.progress import Progress
     except ImportError:
-        done = [0]
 
-        def count() -> None:
-            done[0] += 1
-            print(f"\r{label}: {done[0]}/{total} games", end="", file=sys.stderr, flush=True)
+        def show(done: int, total: int) -> None:
+            print(f"\r{label}: {done}/{total} {unit}", end="", file=sys.stderr, flush=True)
 
-        yield count
+        yield show
         print(file=sys.stderr)
         return
     from rich.console import Console
 
     with Progress(transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda: bar.advance(task)
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def run_match(args: argparse.Namespace) -> int:
@@ -257,7 +271,13 @@ def run_match(args: argparse.Namespace) -> int:
     game = _game(args)
     if args.games < 1:
         raise BoardlabError(f"bad number of games {args.games}: expected 1 or more")
-    with _progress_bar(args.games, f"{args.agent_a} vs {args.agent_b}") as advance:
+    finished = [0]
+    with _progress_bar(f"{args.agent_a} vs {args.agent_b}", "games") as update:
+
+        def advance() -> None:
+            finished[0] += 1
+            update(finished[0], args.games)
+
         result = play_match(
             game.id,
             args.agent_a,
@@ -295,6 +315,10 @@ def run_analyze(args: argparse.Namespace) -> int:
         assert outcome is not None
         print(f"the game is over: {outcome.summary()}")
         return 0
+    if _exact_analysis(position):
+        return 0
+    if position.game.id == "linja":
+        print(f"no exact values: {_linja_table_note(position.game)}")
     agent = make_agent(args.agent, args.seed)
     analyze = getattr(agent, "analyze", agent.choose)
     choice = analyze(position)
@@ -313,6 +337,51 @@ def run_analyze(args: argparse.Namespace) -> int:
         current = current.play(action)
     print(f"best: {position.action_string(choice.action)}, line: {' '.join(line)}")
     return 0
+
+
+UNITS = {"linja": "points", "galatjang": "seeds"}
+
+
+def _exact_analysis(position: Position[Any]) -> bool:
+    """Print the exact value of every action when a solver reaches ``position``."""
+    from boardlab.ai.perfect import exact_values
+
+    values = exact_values(position)
+    if values is None:
+        return False
+    best = max(values.values())
+    unit = UNITS[position.game.id]
+    verdict = "a draw" if best == 0 else f"{'wins' if best > 0 else 'loses'} by {abs(best)} {unit}"
+    print(f"{position.position_string()}  ({position.player} to act)")
+    print(f"exact: {position.player} {verdict} with perfect play (value {best:+d})")
+    print(f"  {'action':<8} {'value':>6}  result")
+    for action, value in sorted(values.items(), key=lambda row: -row[1]):
+        result = "draw" if value == 0 else "win" if value > 0 else "loss"
+        print(f"  {position.action_string(action):<8} {value:>+6d}  {result}")
+    line: list[str] = []
+    current = position
+    while len(line) < 12 and not current.is_over():
+        options = exact_values(current)
+        if not options:
+            break
+        action = max(options, key=lambda a: options[a])
+        line.append(current.action_string(action))
+        current = current.play(action)
+    print(f"best: {line[0]}, line: {' '.join(line)}")
+    return True
+
+
+def _linja_table_note(game: Game[Any]) -> str:
+    """Why a Linja position has no exact value, and how to get one."""
+    from boardlab.solve.linja import default_path, missing_table
+
+    try:
+        path = default_path(game)  # type: ignore[arg-type]
+    except BoardlabError as error:
+        return str(error)
+    if not path.exists():
+        return missing_table(game, path)  # type: ignore[arg-type]
+    return "the position lies beyond the table's reach (the turn cap could end the game first)"
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -365,7 +434,82 @@ def run_play(args: argparse.Namespace) -> int:
     return game.run()
 
 
+def run_solve(args: argparse.Namespace) -> int:
+    game = _game(args)
+    if game.id == "linja":
+        return _solve_linja(game, args)
+    if game.id == "galatjang":
+        return _solve_galatjang(game, args)
+    raise BoardlabError(f"{game.name} has no solver: boardlab solves linja and galatjang endgames")
+
+
+def _table_for(args: argparse.Namespace, path: Path, build: Callable[..., Path], label: str) -> Any:
+    """Build the table at ``path`` (unless it exists), verify it if asked; its header."""
+    from boardlab.solve.tables import read_table
+
+    if args.rebuild or not path.exists():
+        print(f"building {path} ...", flush=True)
+        with _progress_bar(label, "levels") as update:
+            build(path, update)
+    table = read_table(path)
+    if args.verify:
+        with _progress_bar("checksum", "bytes") as update:
+            table.verify(update)
+        print("checksum verified")
+    return table.header
+
+
+def _solve_linja(game: Game[Any], args: argparse.Namespace) -> int:
+    from boardlab.games.linja.game import Linja
+    from boardlab.solve import linja
+
+    assert isinstance(game, Linja)
+
+    if args.max_seeds is not None:
+        raise BoardlabError("--max-seeds is for galatjang: Linja is solved whole")
+    path = Path(args.out) if args.out else linja.default_path(game)
+    header = _table_for(
+        args,
+        path,
+        lambda target, update: linja.build(game, target, update),
+        f"solving Linja {linja.variant_name(game)}",
+    )
+    solution = linja.LinjaSolution.load(game, path)
+    start = game.initial()
+    value = solution.value(start.state)
+    first = start.player
+    size = path.stat().st_size / 1e9
+    print(
+        f"Linja {linja.variant_name(game)}: {path} ({size:.2f} GB, built in "
+        f"{header['build_seconds']:.0f} s)"
+    )
+    verdict = (
+        "a draw"
+        if value == 0
+        else (f"{first} wins by {value}" if value > 0 else f"{first} loses by {-value}")
+    )
+    print(f"start {start.position_string()}: {verdict} with perfect play (value {value:+d})")
+    turns = [" ".join(_turn_strings(start, t)) for t in solution.best_turns(start.state)]
+    print(f"optimal first turns ({len(turns)}): {', '.join(turns)}")
+    return 0
+
+
+def _turn_strings(position: Position[Any], actions: Sequence[int]) -> list[str]:
+    words = []
+    for action in actions:
+        words.append(position.action_string(action))
+        position = position.play(action)
+    return words
+
+
+def _solve_galatjang(game: Game[Any], args: argparse.Namespace) -> int:
+    from boardlab.solve import galatjang
+
+    raise BoardlabError(f"not wired yet {galatjang}")
+
+
 COMMANDS = {
+    "solve": run_solve,
     "match": run_match,
     "analyze": run_analyze,
     "games": run_games,

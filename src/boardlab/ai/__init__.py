@@ -17,11 +17,12 @@ from typing import Any
 from boardlab.ai.alphabeta import AlphaBetaAgent
 from boardlab.ai.base import Agent, Choice, Limit
 from boardlab.ai.mcts import MctsAgent
+from boardlab.ai.perfect import PerfectAgent
 from boardlab.ai.simple import GreedyAgent, RandomAgent
 from boardlab.core.errors import BoardlabError
 
 AGENTS: dict[str, type[Agent]] = {
-    cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent)
+    cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent, PerfectAgent)
 }
 
 #: The named levels: each an agent spec with its budget (measured strength: docs/ai.md).
@@ -33,6 +34,7 @@ COMPILED_LEVELS: dict[str, str] = {
     "medium": "mcts:tree=compiled,iterations=3000",
     "hard": "mcts:tree=compiled,iterations=60000",
     "expert": "mcts:tree=compiled,time=3",
+    "perfect": "perfect",
 }
 PYTHON_LEVELS: dict[str, str] = {
     "beginner": "greedy:noise=0.5",
@@ -40,6 +42,7 @@ PYTHON_LEVELS: dict[str, str] = {
     "medium": "mcts:iterations=400,rollout=heuristic",
     "hard": "mcts:time=1.5,rollout=heuristic",
     "expert": "mcts:time=4,rollout=heuristic",
+    "perfect": "perfect",
 }
 LEVELS: dict[str, str] = COMPILED_LEVELS if find_spec("numba") else PYTHON_LEVELS
 DEFAULT_LEVEL = "medium"
@@ -95,6 +98,7 @@ __all__ = [
     "GreedyAgent",
     "Limit",
     "MctsAgent",
+    "PerfectAgent",
     "RandomAgent",
     "make_agent",
     "parse_spec",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from boardlab.core.errors import BoardlabError
-from boardlab.core.game import Position
+from boardlab.core.game import Game, Position
 
 WIN = 1.0
 
@@ -124,6 +124,10 @@ class Agent(ABC):
 
     def reset(self) -> None:  # noqa: B027 (agents without memory keep nothing)
         """Forget anything kept from earlier moves (a new game starts)."""
+
+    def check(self, game: Game[Any]) -> None:  # noqa: B027 (most play every game)
+        """Raise a BoardlabError, saying what is missing, if this agent cannot play
+        ``game`` (the perfect player without its table), before a game starts."""
 
     def warm(self, position: Position[Any]) -> None:  # noqa: B027 (most need nothing)
         """Get ready to play ``position``'s game (compile what needs compiling), so that

@@ -1,0 +1,603 @@
+"""Linja solved: the exact value of every position at the start of a turn.
+
+**What is stored.** A side's position is its 8 row counts in its *own* coordinates (row 0
+its start zone, row 7 its goal): one of ``C(19, 7) = 50,388`` compositions of 12 pieces.
+The table holds one signed byte for each pair (mover, opponent): the final point
+difference, mover minus opponent, when both sides maximise their own difference from the
+start of the mover's turn (no pass before it). Red to move is Black to move with the
+board turned round, so one table of ``50,388² = 2,538,950,544`` bytes serves both sides
+and both ``first`` options. About half the pairs break the capacity of a field row and
+are never read.
+
+**Why one pass fills it.** Let the progress P be the rows both sides' pieces have gone
+from their own start, and G the pieces in goals. An opening moves forward (P + 1) and a
+follow-up moves forward; a bonus moves one row back at most once, and only after a
+follow-up of at least one row (P + 1 at least over the turn) or, with
+``bonus_after_opening``, after an opening into the goal (P unchanged, but G + 1: without
+``goal_step_back`` no piece ever leaves a goal, and the nasty bonus never moves a piece out
+of its goal). So every turn that is not a pass raises (P, G) in lexicographic order, and
+the values of a level depend only on higher levels. A pass leaves the board as it is;
+the opponent then moves (a higher level) or passes too, which ends the game. The build
+therefore walks the levels from the highest down, once. With both
+``bonus_after_opening`` and ``goal_step_back`` an opening into the goal and a bonus back
+out of it give the same board again: that game can loop, so it is not solved.
+
+**The turn cap.** A game has at most 168 + 24 turns that are not passes and never two
+passes in a row, so at most ``MAX_GAME_TURNS`` turns: the cap (default 1000) cannot bind,
+and positions whose remaining turns could reach it are out of the table's reach.
+
+Turns are walked with the compiled kernel's own ``legal_words`` and ``step``, so the solver
+plays by the same rules as the engine.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import time
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Position
+from boardlab.games.linja.game import Linja
+from boardlab.games.linja.kernel import (
+    OPENING,
+    P_BONUS_AFTER_OPENING,
+    P_EXTRA_TURN,
+    P_GOAL_STEP_BACK,
+    P_NASTY,
+    P_POSITIVE,
+    PASS,
+    _bonus_masks,
+    _forward,
+    _full,
+    _has_passed,
+)
+from boardlab.games.linja.rules import BLACK, PIECES, POSITIVE, ROWS, SIGNED, LinjaState
+from boardlab.solve.tables import TableError, read_table, table_dir, write_table
+
+COMPOSITIONS = math.comb(PIECES + ROWS - 1, ROWS - 1)  # 50,388
+ENTRIES = COMPOSITIONS * COMPOSITIONS
+MAX_PROGRESS = PIECES * (ROWS - 1)  # a side's pieces all in the goal: 84
+TOP_LEVEL = 2 * MAX_PROGRESS  # P of both sides
+MAX_GOALS = 2 * PIECES
+#: turns a game can still last from any position: every turn but a pass raises (P, G),
+#: and a pass is followed by a move or the end
+MAX_GAME_TURNS = 2 * (TOP_LEVEL + MAX_GOALS) + 1
+KIND = "linja-values"
+FORMAT = 1
+
+EARNED = 64  # extra turns one turn can earn: 7 openings x 8 follow-ups at most
+MAX_LEAVES = 4096  # turn ends of one position: at most 7 * 8 * 7 * 8 under extra-turn
+HALF = 13**4  # index of 4 counts 0..12, base 13
+
+
+# ---------------------------------------------------------------------- compositions
+def _compositions() -> np.ndarray:
+    """Every composition of 12 pieces over 8 rows as an int64 word (byte r = row r), in
+    rank order (see ``_rank_tables``)."""
+    words = []
+    for low in range(PIECES + 1):
+        for a in _parts(low):
+            for b in _parts(PIECES - low):
+                counts = a + b
+                words.append(sum(n << (8 * r) for r, n in enumerate(counts)))
+    return np.array(words, dtype=np.int64)
+
+
+@cache
+def _parts(total: int) -> list[tuple[int, ...]]:
+    """The compositions of ``total`` over 4 rows, in a fixed order."""
+    return [
+        (a, b, c, total - a - b - c)
+        for a in range(total + 1)
+        for b in range(total - a + 1)
+        for c in range(total - a - b + 1)
+    ]
+
+
+def _rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rank of a composition is ``BASE[s] + LOW[lo] * SPAN[12 - s] + HIGH[hi]``, where
+    s is the pieces in rows 0-3 and lo, hi index rows 0-3 and 4-7 in base 13: a block
+    per split s, inside it rows 0-3 major. Three lookups instead of a binomial sum."""
+    low = np.zeros(HALF, dtype=np.int64)
+    base = np.zeros(PIECES + 2, dtype=np.int64)
+    for total in range(PIECES + 1):
+        for k, (a, b, c, d) in enumerate(_parts(total)):
+            low[a + 13 * b + 169 * c + 2197 * d] = k
+        base[total + 1] = base[total] + len(_parts(total)) * len(_parts(PIECES - total))
+    span = np.array([len(_parts(t)) for t in range(PIECES + 1)], dtype=np.int64)
+    return low, base, span
+
+
+RANK_LOW, RANK_BASE, RANK_SPAN = _rank_tables()
+UNRANK = _compositions()
+SIGNED_POINTS = np.array(SIGNED, dtype=np.int64)
+POSITIVE_POINTS = np.array(POSITIVE, dtype=np.int64)
+
+
+@njit(cache=True)
+def rank(w: int) -> int:
+    """The index of a composition word (see ``_rank_tables``)."""
+    lo = 0
+    hi = 0
+    for r in range(3, -1, -1):
+        lo = lo * 13 + ((w >> (8 * r)) & 0xFF)
+        hi = hi * 13 + ((w >> (8 * (r + 4))) & 0xFF)
+    total = (w & 0xFF) + ((w >> 8) & 0xFF) + ((w >> 16) & 0xFF) + ((w >> 24) & 0xFF)
+    return int(RANK_BASE[total] + RANK_LOW[lo] * RANK_SPAN[PIECES - total] + RANK_LOW[hi])
+
+
+@njit(cache=True)
+def turned(w: int) -> int:
+    """A side's word in the other side's coordinates: the 8 bytes reversed (counts are at
+    most 12, so no shift reaches the sign bit)."""
+    w = ((w & 0x00FF00FF00FF00FF) << 8) | ((w >> 8) & 0x00FF00FF00FF00FF)
+    w = ((w & 0x0000FFFF0000FFFF) << 16) | ((w >> 16) & 0x0000FFFF0000FFFF)
+    return ((w & 0xFFFFFFFF) << 32) | ((w >> 32) & 0xFFFFFFFF)
+
+
+@njit(cache=True)
+def _valid(m: int, o: int) -> bool:
+    """No field row holds more than 6 pieces (``o`` in the mover's coordinates)."""
+    for r in range(1, ROWS - 1):  # noqa: SIM110 (numba compiles loops, not all())
+        if ((m >> (8 * r)) & 0xFF) + ((o >> (8 * r)) & 0xFF) > 6:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _difference(m: int, x: int, p: np.ndarray) -> int:
+    """Mover's points minus the opponent's (``x``: the opponent in the mover's rows)."""
+    table = POSITIVE_POINTS if p[P_POSITIVE] else SIGNED_POINTS
+    total = 0
+    for r in range(ROWS):
+        total += (((m >> (8 * r)) & 0xFF) - ((x >> (8 * (ROWS - 1 - r))) & 0xFF)) * table[r]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _moved(w: int, origin: int, to: int) -> int:
+    return w + (1 << (8 * to)) - (1 << (8 * origin))
+
+
+@njit(cache=True, inline="always")
+def _end(
+    values: np.ndarray, m: int, x: int, x0: int, o_rank: int, p: np.ndarray, acc: np.ndarray
+) -> None:
+    """A turn ends with mover ``m`` and opponent ``x`` (in the mover's rows): record it,
+    or score it against the best so far (``x0``/``o_rank``: the opponent at the start)."""
+    count = acc[1]
+    if count >= 0:  # recording
+        acc[2 + 2 * count] = m
+        acc[3 + 2 * count] = turned(x)
+        acc[1] = count + 1
+        return
+    if _has_passed(m, x):
+        v = _difference(m, x, p)
+    else:
+        opponent = o_rank if x == x0 else rank(turned(x))
+        v = -values[opponent * COMPOSITIONS + rank(m)]
+    if v > acc[0]:
+        acc[0] = v
+
+
+@njit(cache=True, inline="always")
+def _bonus(
+    values: np.ndarray, m: int, x: int, x0: int, o_rank: int, p: np.ndarray, acc: np.ndarray
+) -> None:
+    """Every bonus: an own piece one row forward or back, an opponent piece (nasty), or
+    ``pass``; the kernel's masks decide which moves are legal."""
+    mine, theirs = _bonus_masks(m, x, 0, p[P_GOAL_STEP_BACK], p[P_NASTY])
+    for bit in range(16):
+        origin = bit >> 1
+        to = origin - 1 + 2 * (bit & 1)
+        if mine >> bit & 1:
+            _end(values, _moved(m, origin, to), x, x0, o_rank, p, acc)
+        if theirs >> bit & 1:
+            _end(values, m, _moved(x, origin, to), x0, o_rank, p, acc)
+    _end(values, m, x, x0, o_rank, p, acc)
+
+
+@njit(cache=True, inline="always")
+def _part(
+    values: np.ndarray,
+    m: int,
+    x: int,
+    x0: int,
+    o_rank: int,
+    p: np.ndarray,
+    extra: int,
+    acc: np.ndarray,
+    earned: np.ndarray,
+) -> int:
+    """Every way a turn (or its extra turn, ``extra``) goes on from its opening, as the
+    engine's ``step`` plays it. An extra turn earned is not walked here but left in
+    ``earned``; returns how many, or -1 when there is no opening."""
+    full = _full(m + x)
+    openings = _forward(m, 0, full, 1)
+    if not openings:
+        return -1
+    extras = 0
+    for origin in range(ROWS - 1):
+        if not openings >> origin & 1:
+            continue
+        to = origin + 1
+        before = ((m + x) >> (8 * to)) & 0xFF  # what stood in the row: the follow-up count
+        m1 = _moved(m, origin, to)
+        n = before
+        if to == ROWS - 1:
+            if p[P_EXTRA_TURN]:
+                n = 1
+            elif p[P_BONUS_AFTER_OPENING]:
+                _bonus(values, m1, x, x0, o_rank, p, acc)
+                continue
+            else:
+                n = 0
+        follow = _forward(m1, 0, _full(m1 + x), n) if n else 0
+        if not follow:  # no follow-up, or it is forfeited
+            _end(values, m1, x, x0, o_rank, p, acc)
+            continue
+        for source in range(ROWS - 1):
+            if not follow >> source & 1:
+                continue
+            dest = min(source + n, ROWS - 1)
+            empty = (((m1 + x) >> (8 * dest)) & 0xFF) == 0
+            m2 = _moved(m1, source, dest)
+            if p[P_EXTRA_TURN]:
+                if empty and dest != ROWS - 1 and not extra:
+                    earned[extras] = m2
+                    extras += 1
+                else:
+                    _end(values, m2, x, x0, o_rank, p, acc)
+            elif source + n == ROWS - 1:
+                _bonus(values, m2, x, x0, o_rank, p, acc)
+            else:
+                _end(values, m2, x, x0, o_rank, p, acc)
+    return extras
+
+
+@njit(cache=True, inline="always")
+def _turn(
+    values: np.ndarray,
+    m: int,
+    x: int,
+    x0: int,
+    o_rank: int,
+    p: np.ndarray,
+    acc: np.ndarray,
+    earned: np.ndarray,
+) -> bool:
+    """Every way the turn goes, extra turns included; False when there is no opening.
+    ``earned``: scratch for 56 extra turns (7 openings x 8 follow-ups)."""
+    extras = _part(values, m, x, x0, o_rank, p, 0, acc, earned)
+    if extras < 0:
+        return False
+    for k in range(extras):
+        # The extra turn; with no opening in it the player passes, ending the turn.
+        if _part(values, earned[k], x, x0, o_rank, p, 1, acc, earned) < 0:
+            _end(values, earned[k], x, x0, o_rank, p, acc)
+    return True
+
+
+@njit(cache=True)
+def turn_ends(m: int, o: int, p: np.ndarray, acc: np.ndarray) -> int:
+    """Every way the turn of mover ``m`` against ``o`` (each in its own rows) can end:
+    ``acc[2 + 2k], acc[3 + 2k]`` = (mover, opponent) after the k-th sequence of actions,
+    one per sequence (two may end alike); the count, or -1 when the turn is a pass.
+    ``acc`` needs ``2 + 2 * MAX_LEAVES`` entries."""
+    acc[1] = 0
+    earned = np.empty(EARNED, dtype=np.int64)
+    if not _turn(np.empty(0, dtype=np.int8), m, turned(o), turned(o), 0, p, acc, earned):
+        return -1
+    return int(acc[1])
+
+
+@njit(cache=True, inline="always")
+def _best(values: np.ndarray, m: int, o: int, o_rank: int, p: np.ndarray, acc: np.ndarray) -> int:
+    """The value of the best turn, or -1000 when the mover has no opening."""
+    acc[0] = -1000
+    acc[1] = -1
+    x = turned(o)
+    if not _turn(values, m, x, x, o_rank, p, acc, acc[2:]):
+        return -1000
+    return int(acc[0])
+
+
+@njit(cache=True)
+def value_at(values: np.ndarray, m: int, o: int, p: np.ndarray, acc: np.ndarray) -> int:
+    """The value of mover ``m`` against ``o`` at the start of a turn with no pass before
+    it, from the values of every higher level (``acc``: ``2 + EARNED`` entries of scratch)."""
+    x = turned(o)
+    if _has_passed(m, x):
+        return _difference(m, x, p)
+    best = _best(values, m, o, rank(o), p, acc)
+    if best > -1000:
+        return best
+    # The mover passes; the opponent moves on, or passes too and the game is over.
+    reply = _best(values, o, m, rank(m), p, acc)
+    return -reply if reply > -1000 else _difference(m, x, p)
+
+
+@njit(cache=True, parallel=True)
+def _solve_level(
+    values: np.ndarray,
+    level: int,
+    goals: int,
+    p: np.ndarray,
+    progress: np.ndarray,
+    in_goal: np.ndarray,
+    order: np.ndarray,
+    starts: np.ndarray,
+) -> int:
+    """Every position of progress ``level`` with ``goals`` pieces in goals, a column of
+    the table (one opponent) per task: the positions of a column read the row of that
+    opponent, which stays in cache."""
+    done = 0
+    for o in prange(COMPOSITIONS):
+        pm = level - progress[o]
+        gm = goals - in_goal[o]
+        if pm < 0 or pm > MAX_PROGRESS or gm < 0 or gm > PIECES:
+            continue
+        bucket = pm * (PIECES + 1) + gm
+        if starts[bucket] == starts[bucket + 1]:
+            continue
+        ow = UNRANK[o]
+        opposite = turned(ow)
+        acc = np.empty(2 + EARNED, dtype=np.int64)
+        for k in range(starts[bucket], starts[bucket + 1]):
+            m = order[k]
+            mw = UNRANK[m]
+            if _valid(mw, opposite):
+                values[m * COMPOSITIONS + o] = value_at(values, mw, ow, p, acc)
+                done += 1
+    return done
+
+
+def _levels() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each composition's progress and pieces in the goal, and the compositions grouped
+    by (progress, goals): ``order[starts[b]:starts[b + 1]]`` for bucket b."""
+    counts = (UNRANK[:, None] >> (8 * np.arange(ROWS))) & 0xFF
+    progress = (counts * np.arange(ROWS)).sum(axis=1)
+    in_goal = counts[:, ROWS - 1]
+    bucket = progress * (PIECES + 1) + in_goal
+    order = np.argsort(bucket, kind="stable").astype(np.int64)
+    starts = np.searchsorted(bucket[order], np.arange((MAX_PROGRESS + 1) * (PIECES + 1) + 1))
+    return progress, in_goal, order, starts.astype(np.int64)
+
+
+def _blank_table(huge: bool) -> np.ndarray:
+    """A zeroed table whose pages are committed only when written; on huge pages where
+    the system allows when it will be filled (the build reads and writes all over
+    2.5 GB: fewer TLB misses), on small ones for a partial table (fewer bytes held)."""
+    area = mmap.mmap(-1, ENTRIES)
+    if huge and hasattr(mmap, "MADV_HUGEPAGE"):
+        area.madvise(mmap.MADV_HUGEPAGE)
+    return np.frombuffer(area, dtype=np.int8)
+
+
+def solve_values(
+    p: np.ndarray,
+    lowest: int = 0,
+    values: np.ndarray | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
+    """Fill the table from the top level down to ``lowest`` (0: all of it). A table cut
+    short is exact at every level it reached, which lets tests solve endings alone."""
+    if values is None:
+        values = _blank_table(huge=lowest == 0)
+    prog, in_goal, order, starts = _levels()
+    for level in range(TOP_LEVEL, lowest - 1, -1):
+        for goals in range(MAX_GOALS, -1, -1):
+            _solve_level(values, level, goals, p, prog, in_goal, order, starts)
+        if progress:
+            progress(TOP_LEVEL - level + 1, TOP_LEVEL - lowest + 1)
+    return values
+
+
+# ---------------------------------------------------------------------- variants
+def variant(game: Linja) -> dict[str, Any]:
+    """The options that decide the values (``first`` and ``max_turns`` do not), or a
+    BoardlabError naming why these rules cannot be solved."""
+    rules = game.rules
+    if rules.max_turns <= MAX_GAME_TURNS:
+        raise BoardlabError(
+            f"max_turns={rules.max_turns} can end a game early, so values depend on the turn "
+            f"count: the solver needs max_turns > {MAX_GAME_TURNS}, where the cap never binds"
+        )
+    chosen: dict[str, Any] = {
+        "ruleset": "extra-turn" if rules.extra_turn else "bonus",
+        "scoring": "positive" if game.positive else "signed",
+    }
+    if not rules.extra_turn:
+        if rules.bonus_after_opening and rules.goal_step_back:
+            raise BoardlabError(
+                "bonus_after_opening=true with goal_step_back=true can loop (an opening into "
+                "the goal, then a bonus back out of it, gives the same board again), so the "
+                "game has no value without the turn count: not solved"
+            )
+        chosen.update(
+            bonus_after_opening=rules.bonus_after_opening,
+            goal_step_back=rules.goal_step_back,
+            nasty=rules.nasty,
+        )
+    return chosen
+
+
+def variant_name(game: Linja) -> str:
+    """A short readable name, also the table's file name: ``bonus-signed``,
+    ``bonus-signed-nasty``, ``extra-turn-positive``..."""
+    chosen = variant(game)
+    flags = [k for k in ("bonus_after_opening", "goal_step_back", "nasty") if chosen.get(k)]
+    return "-".join([chosen["ruleset"], chosen["scoring"], *flags])
+
+
+def default_path(game: Linja) -> Path:
+    return table_dir() / f"linja-{variant_name(game)}.table"
+
+
+def missing_table(game: Linja, path: Path) -> str:
+    options = "".join(f" --option {a}" for a in game.option_assignments())
+    return (
+        f"no Linja table for these rules at {path}: build it with `boardlab solve "
+        f"linja{options}` (about 10 minutes, 2.5 GB)"
+    )
+
+
+def params(game: Linja) -> np.ndarray:
+    from boardlab.games.linja import kernel
+
+    return kernel.params(game)
+
+
+def build(
+    game: Linja,
+    path: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    lowest: int = 0,
+) -> Path:
+    """Solve ``game``'s rules and write the table (to ``default_path`` unless given). With
+    ``lowest`` > 0 only the levels from ``lowest`` up are solved: an endgame table, exact
+    where it reaches (the tests use them; a complete table takes minutes)."""
+    chosen = variant(game)
+    target = Path(path) if path else default_path(game)
+    start = time.perf_counter()
+    values = solve_values(params(game), lowest, progress=progress)
+    seconds = time.perf_counter() - start
+    header = {
+        "kind": KIND,
+        "format": FORMAT,
+        "game": "linja",
+        "rules": chosen,
+        "compositions": COMPOSITIONS,
+        "lowest_level": lowest,
+        "build_seconds": round(seconds, 1),
+    }
+    return write_table(target, header, values)
+
+
+# ---------------------------------------------------------------------- reading
+class LinjaSolution:
+    """A solved Linja table, and exact values of any position under its rules.
+
+    ``value`` is the final point difference (player to act minus opponent) under perfect
+    play, for every position, mid-turn included: inside a turn it searches the rest of
+    the turn with the engine's own actions and reads the table where the turn ends."""
+
+    def __init__(self, game: Linja, values: np.ndarray, lowest: int = 0) -> None:
+        self.game = game
+        self.values = values
+        self.lowest = lowest  # the lowest level solved: 0 for a complete table
+
+    @classmethod
+    def load(cls, game: Linja, path: str | Path | None = None) -> LinjaSolution:
+        """Map the table for ``game``'s rules; TableError says how to build a missing one."""
+        target = Path(path) if path else default_path(game)
+        expect = {"kind": KIND, "format": FORMAT, "game": "linja", "rules": variant(game)}
+        if not target.exists():
+            raise TableError(missing_table(game, target))
+        table = read_table(target, expect)
+        return cls(game, table.values, int(table.header["lowest_level"]))
+
+    @staticmethod
+    def available(game: Linja, path: str | Path | None = None) -> bool:
+        try:
+            return (Path(path) if path else default_path(game)).exists()
+        except BoardlabError:
+            return False
+
+    def in_reach(self, state: LinjaState) -> bool:
+        """The table holds every position the rest of the game can reach (a partial
+        table: a turn's end is at most one row of progress below its position) and the
+        turn cap cannot end the game before it ends by itself."""
+        inside_turn = state.phase != OPENING or state.extra
+        return (
+            level(state) - inside_turn >= self.lowest
+            and self.game.rules.max_turns - state.turns > MAX_GAME_TURNS
+        )
+
+    def value(self, state: LinjaState) -> int:
+        """The exact final point difference for the player to act."""
+        if not self.in_reach(state):
+            raise BoardlabError(
+                f"the table does not reach {self.game.format_state(state)}: it needs "
+                f"progress {self.lowest} or more (a complete table has 0; this position has "
+                f"{level(state)}) and more than {MAX_GAME_TURNS} turns left before the cap "
+                f"{self.game.rules.max_turns}"
+            )
+        return self._value(state)
+
+    def _value(self, state: LinjaState) -> int:
+        game = self.game
+        mover = state.side
+        outcome = game.outcome_of(state)
+        if outcome is not None:
+            points = outcome.points
+            return points[mover] - points[1 - mover]
+        if state.phase == OPENING and not state.extra:
+            m, o = words(state)
+            if state.passes and game.legal_actions(state) == [PASS]:
+                # A second pass in a row ends the game as it stands.
+                return int(_difference(m, turned(o), params(game)))
+            return int(self.values[rank(m) * COMPOSITIONS + rank(o)])
+        return max(self._after(state, action) for action in game.legal_actions(state))
+
+    def _after(self, state: LinjaState, action: int) -> int:
+        child = self.game.apply(state, action)
+        v = self._value(child)
+        return v if child.side == state.side else -v
+
+    def action_values(self, state: LinjaState) -> dict[int, int]:
+        """Every legal action's exact value for the player to act."""
+        self.value(state)  # in reach?
+        return {a: self._after(state, a) for a in self.game.legal_actions(state)}
+
+    def best_turns(self, state: LinjaState) -> Iterator[tuple[int, ...]]:
+        """Every optimal whole turn from ``state`` (the start of a turn): the sequences of
+        actions to the turn's end that keep the value."""
+        target = self.value(state)
+        yield from self._optimal(state, state.side, target, ())
+
+    def _optimal(
+        self, state: LinjaState, mover: int, target: int, line: tuple[int, ...]
+    ) -> Iterator[tuple[int, ...]]:
+        for action, v in self.action_values(state).items():
+            if v != target:
+                continue
+            child = self.game.apply(state, action)
+            if child.side == mover and self.game.outcome_of(child) is None:
+                yield from self._optimal(child, mover, target, (*line, action))
+            else:
+                yield (*line, action)
+
+
+def words(state: LinjaState) -> tuple[int, int]:
+    """The mover's and the opponent's counts as words, each in its own coordinates."""
+    mover, opponent = state.side, 1 - state.side
+    return own_word(state.counts[mover], mover), own_word(state.counts[opponent], opponent)
+
+
+def level(state: LinjaState) -> int:
+    """The progress P of both sides: rows gone from their own starts."""
+    mover, opponent = words(state)
+    return sum(((w >> (8 * r)) & 0xFF) * r for w in (mover, opponent) for r in range(ROWS))
+
+
+def own_word(counts: tuple[int, ...], side: int) -> int:
+    """A side's absolute row counts as a word in its own coordinates (row 0 its start)."""
+    rows = counts if side == BLACK else counts[::-1]
+    return sum(n << (8 * r) for r, n in enumerate(rows))
+
+
+def solution_for(position: Position[Any]) -> LinjaSolution | None:
+    """The solution for a Linja position's rules if its table is built, else None."""
+    game = position.game
+    if not isinstance(game, Linja) or not LinjaSolution.available(game):
+        return None
+    return LinjaSolution.load(game)
