@@ -350,7 +350,7 @@ def _exact_analysis(position: Position[Any]) -> bool:
     if values is None:
         return False
     best = max(values.values())
-    unit = UNITS[position.game.id]
+    unit = UNITS[position.game.id][: -1 if abs(best) == 1 else None]
     verdict = "a draw" if best == 0 else f"{'wins' if best > 0 else 'loses'} by {abs(best)} {unit}"
     print(f"{position.position_string()}  ({position.player} to act)")
     print(f"exact: {position.player} {verdict} with perfect play (value {best:+d})")
@@ -503,9 +503,28 @@ def _turn_strings(position: Position[Any], actions: Sequence[int]) -> list[str]:
 
 
 def _solve_galatjang(game: Game[Any], args: argparse.Namespace) -> int:
-    from boardlab.solve import galatjang
+    from boardlab.solve.galatjang import DEFAULT_MAX_SEEDS, GalatjangEndgame, default_table_path
 
-    raise BoardlabError(f"not wired yet {galatjang}")
+    path = Path(args.out) if args.out else default_table_path(game)
+    seeds = DEFAULT_MAX_SEEDS if args.max_seeds is None else args.max_seeds
+    if args.max_seeds is not None and path.exists():
+        from boardlab.solve.tables import read_header
+
+        args.rebuild = args.rebuild or read_header(path).get("max_seeds") != seeds
+    header = _table_for(
+        args,
+        path,
+        lambda target, update: GalatjangEndgame.build(game, seeds, target, update),
+        f"solving Galatjang endgames up to {seeds} seeds",
+    )
+    size = path.stat().st_size / 1e9
+    print(f"Galatjang endgames: {path} ({size:.2f} GB, built in {header['build_seconds']:.0f} s)")
+    print(
+        f"every last-round position with at most {header['max_seeds']} seeds in the pits is "
+        "solved; `boardlab analyze galatjang --position POS` shows its exact values and the "
+        "perfect level plays them"
+    )
+    return 0
 
 
 COMMANDS = {

@@ -75,6 +75,7 @@ FORMAT = 1
 
 EARNED = 64  # extra turns one turn can earn: 7 openings x 8 follow-ups at most
 MAX_LEAVES = 4096  # turn ends of one position: at most 7 * 8 * 7 * 8 under extra-turn
+SPREAD = 7919  # a prime that does not divide COMPOSITIONS = 2² · 3 · 13 · 17 · 19
 HALF = 13**4  # index of 4 counts 0..12, base 13
 
 
@@ -340,7 +341,9 @@ def _solve_level(
     the table (one opponent) per task: the positions of a column read the row of that
     opponent, which stays in cache."""
     done = 0
-    for o in prange(COMPOSITIONS):
+    for task in prange(COMPOSITIONS):
+        # Interleaved, so that each thread's share of the tasks holds as much work.
+        o = task * SPREAD % COMPOSITIONS
         pm = level - progress[o]
         gm = goals - in_goal[o]
         if pm < 0 or pm > MAX_PROGRESS or gm < 0 or gm > PIECES:
