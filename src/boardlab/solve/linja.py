@@ -189,7 +189,7 @@ def _end(
         acc[0] = v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bonus(
     values: np.ndarray, m: int, x: int, x0: int, o_rank: int, p: np.ndarray, acc: np.ndarray
 ) -> None:
@@ -206,7 +206,7 @@ def _bonus(
     _end(values, m, x, x0, o_rank, p, acc)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _part(
     values: np.ndarray,
     m: int,
@@ -264,7 +264,7 @@ def _part(
     return extras
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _turn(
     values: np.ndarray,
     m: int,
@@ -300,7 +300,7 @@ def turn_ends(m: int, o: int, p: np.ndarray, acc: np.ndarray) -> int:
     return int(acc[1])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _best(values: np.ndarray, m: int, o: int, o_rank: int, p: np.ndarray, acc: np.ndarray) -> int:
     """The value of the best turn, or -1000 when the mover has no opening."""
     acc[0] = -1000
