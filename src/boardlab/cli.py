@@ -417,6 +417,8 @@ def run_play(args: argparse.Namespace) -> int:
         make_seat(str(spec), None if seed is None else seed + i) for i, spec in enumerate(chosen)
     )
     for name, seat in zip(players, seats, strict=True):
+        if seat.agent is not None:
+            seat.agent.check(record.game)
         record.headers[name.capitalize()] = "human" if seat.human else seat.label
     watching = not any(seat.human for seat in seats)
     delay = (

@@ -97,9 +97,9 @@ def play_match(
 ) -> MatchResult:
     """Play ``games`` games in ``jobs`` processes (default: every core)."""
     options = dict(options or {})
-    new_game(game_id, options)  # refuse bad options before starting processes
-    make_agent(agent_a)
-    make_agent(agent_b)
+    game = new_game(game_id, options)  # refuse bad options before starting processes
+    make_agent(agent_a).check(game)
+    make_agent(agent_b).check(game)
     jobs = max(1, jobs or os.cpu_count() or 1)
     results: list[GameResult] = []
     if jobs == 1:

@@ -449,7 +449,7 @@ def missing_table(game: Linja, path: Path) -> str:
     options = "".join(f" --option {a}" for a in game.option_assignments())
     return (
         f"no Linja table for these rules at {path}: build it with `boardlab solve "
-        f"linja{options}` (about 10 minutes, 2.5 GB)"
+        f"linja{options}` (about 15 minutes on 2 cores, 2.5 GB)"
     )
 
 
