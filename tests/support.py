@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,40 @@ def minimax(
     me = game.to_act(state)
     per_action = {a: child_value(state, me, a, 0) for a in game.legal_actions(state)}
     return value(state, 0), per_action
+
+
+def exact_points(
+    game: Game[Any], state: Any, memo: dict[Any, int], key: Callable[[Any], Any] | None = None
+) -> int:
+    """The final points difference (player to act minus opponent) when both sides
+    maximise their own difference, by plain minimax over the engine's own actions: the
+    oracle of the exact solvers. Memoised on ``key(state)`` (default the state)."""
+    mark = state if key is None else key(state)
+    if mark in memo:
+        return memo[mark]
+    outcome = game.outcome_of(state)
+    if outcome is not None:
+        me = game.to_act(state)
+        value = outcome.points[me] - outcome.points[1 - me]
+    else:
+        actions = game.legal_actions(state)
+        value = max(exact_points_after(game, state, a, memo, key) for a in actions)
+    memo[mark] = value
+    return value
+
+
+def exact_points_after(
+    game: Game[Any],
+    state: Any,
+    action: int,
+    memo: dict[Any, int],
+    key: Callable[[Any], Any] | None = None,
+) -> int:
+    """``exact_points`` of ``action`` for the player to act at ``state``: a child with
+    the same player to act (a turn of several actions) keeps the sign."""
+    child = game.apply(state, action)
+    value = exact_points(game, child, memo, key)
+    return value if game.to_act(child) == game.to_act(state) else -value
 
 
 def game_helpers(game_id: str) -> tuple[Any, Any, Any]:

@@ -29,39 +29,17 @@ from boardlab.solve.galatjang import (
     table_entries,
 )
 from boardlab.solve.tables import HEADER_SIZE, TableError, read_table, write_table
-from support import random_game, random_options
+from support import exact_points, exact_points_after, random_game, random_options
 
 
 def new_game(**options: Any) -> Galatjang:
     return cast(Galatjang, boardlab.new_game("galatjang", options))
 
 
-def exact(game: Galatjang, state: GalatjangState, memo: dict[GalatjangState, int]) -> int:
-    """The final store difference for the player to act under perfect play, by plain
-    minimax over the engine (a child with the same player to act keeps the sign)."""
-    if state in memo:
-        return memo[state]
-    outcome = game.outcome_of(state)
-    if outcome is not None:
-        value = outcome.points[state.side] - outcome.points[1 - state.side]
-    else:
-        value = max(exact_after(game, state, action, memo) for action in game.legal_actions(state))
-    memo[state] = value
-    return value
-
-
-def exact_after(
-    game: Galatjang, state: GalatjangState, action: int, memo: dict[GalatjangState, int]
-) -> int:
-    child = game.apply(state, action)
-    value = exact(game, child, memo)
-    return value if child.side == state.side else -value
-
-
 def exact_actions(
     game: Galatjang, state: GalatjangState, memo: dict[GalatjangState, int]
 ) -> dict[int, int]:
-    return {a: exact_after(game, state, a, memo) for a in game.legal_actions(state)}
+    return {a: exact_points_after(game, state, a, memo) for a in game.legal_actions(state)}
 
 
 def pits_text(cells: list[int]) -> str:
@@ -132,7 +110,7 @@ def test_every_table_entry_is_the_engine_minimax(pits: int, max_seeds: int, tmp_
             for side, stores in (("s", "3/5"), ("n", "7/2")):
                 state = game.from_position_string(f"{pits_text(cells)} {stores} {side} 1 0").state
                 assert solver.in_table(state)
-                assert solver.value(state) == exact(game, state, memo), state
+                assert solver.value(state) == exact_points(game, state, memo), state
                 checked += 1
     assert checked == 2 * table_entries(pits, max_seeds)
 
@@ -434,8 +412,8 @@ def test_blocked_pits_fall_back_to_the_search(tmp_path: Path):
     blocked = game.from_position_string("2,0,0,1/1,x,0,0 0/0 s 2 0").state
     free = game.from_position_string("2,0,0,1/1,0,0,0 0/0 s 2 0").state
     assert solver.in_table(free) and not solver.in_table(blocked)
-    assert solver.value(blocked) == exact(game, blocked, memo)
-    assert solver.value(free) == exact(game, free, memo)
+    assert solver.value(blocked) == exact_points(game, blocked, memo)
+    assert solver.value(free) == exact_points(game, free, memo)
     assert solver.value(blocked) != solver.value(free)
 
 
@@ -452,7 +430,7 @@ def test_out_of_reach_is_none_not_an_error(tmp_path: Path):
     assert tight.value(mid) is None and not tight.reach(mid)
     assert GalatjangEndgame(game).reach(mid)
     in_table = game.from_position_string("1,0,1/0,1,1 10/10 n 2 3").state
-    assert solver.reach(in_table) and solver.value(in_table) == exact(game, in_table, {})
+    assert solver.reach(in_table) and solver.value(in_table) == exact_points(game, in_table, {})
 
 
 # --------------------------------------------------------------------------- plain Python

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import boardlab
+import support
 from boardlab.ai import make_agent
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError
@@ -207,21 +208,9 @@ def test_variants_name_only_the_options_that_change_values() -> None:
 
 # ---------------------------------------------------------------------- values
 def exact_points(game: Linja, state: LinjaState, memo: dict[Any, int]) -> int:
-    """Plain minimax over the engine's own actions: the final point difference for the
-    player to act when both maximise their own difference."""
-    key = state._replace(turns=0)
-    if key in memo:
-        return memo[key]
-    outcome = game.outcome_of(state)
-    if outcome is not None:
-        value = outcome.points[state.side] - outcome.points[1 - state.side]
-    else:
-        value = max(
-            exact_points(game, child, memo) * (1 if child.side == state.side else -1)
-            for child in (game.apply(state, a) for a in game.legal_actions(state))
-        )
-    memo[key] = value
-    return value
+    """The engine minimax (``support.exact_points``); the turn count is left out of the
+    memo key, as the cap cannot bind in these endgames."""
+    return support.exact_points(game, state, memo, key=lambda s: s._replace(turns=0))
 
 
 def endgame_positions(game: Linja, count: int, seed: int, above: int = 2) -> list[LinjaState]:

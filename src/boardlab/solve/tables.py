@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import atomic_file
 
 MAGIC = b"BOARDLAB-TABLE 1\n"
 HEADER_SIZE = 4096
@@ -78,27 +78,17 @@ def write_table(
     block = MAGIC + json.dumps(full, sort_keys=True).encode() + b"\n"
     if len(block) > HEADER_SIZE:
         raise ValueError(f"table header too long ({len(block)} bytes)")
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(block.ljust(HEADER_SIZE, b" "))
-            raw = flat.view(np.uint8)
-            for start in range(0, raw.size, CHUNK):
-                part = raw[start : start + CHUNK]
-                if part.any():
-                    out.write(part.data)
-                else:  # a hole: sparse on disk, read back as zeros
-                    out.seek(part.size, os.SEEK_CUR)
-            out.truncate(HEADER_SIZE + raw.size)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    with atomic_file(path) as out:
+        out.write(block.ljust(HEADER_SIZE, b" "))
+        raw = flat.view(np.uint8)
+        for start in range(0, raw.size, CHUNK):
+            part = raw[start : start + CHUNK]
+            if part.any():
+                out.write(part.data)
+            else:  # a hole: sparse on disk, read back as zeros
+                out.seek(part.size, os.SEEK_CUR)
+        out.truncate(HEADER_SIZE + raw.size)
+    return Path(path)
 
 
 def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
