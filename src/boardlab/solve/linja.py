@@ -26,8 +26,10 @@ out of it give the same board again: that game can loop, so it is not solved.
 passes in a row, so at most ``MAX_GAME_TURNS`` turns: the cap (default 1000) cannot bind,
 and positions whose remaining turns could reach it are out of the table's reach.
 
-Turns are walked with the compiled kernel's own ``legal_words`` and ``step``, so the solver
-plays by the same rules as the engine.
+Turns are walked by a generator of their own (``_part``, ``_bonus``) that follows the
+kernel's ``_step`` phase by phase and takes every legal move from the kernel's own masks
+(``_forward``, ``_bonus_masks``); the tests check it against the engine at every turn
+start of random games, under every variant.
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ import numpy as np
 from numba import njit, prange
 
 from boardlab.core.errors import BoardlabError
-from boardlab.core.game import Position
 from boardlab.games.linja.game import Linja
 from boardlab.games.linja.kernel import (
     OPENING,
@@ -58,6 +59,7 @@ from boardlab.games.linja.kernel import (
     _forward,
     _full,
     _has_passed,
+    params,
 )
 from boardlab.games.linja.rules import BLACK, PIECES, POSITIVE, ROWS, SIGNED, LinjaState
 from boardlab.solve.tables import TableError, read_table, table_dir, write_table
@@ -219,7 +221,7 @@ def _part(
     earned: np.ndarray,
 ) -> int:
     """Every way a turn (or its extra turn, ``extra``) goes on from its opening, as the
-    engine's ``step`` plays it. An extra turn earned is not walked here but left in
+    kernel's ``_step`` plays it. An extra turn earned is not walked here but left in
     ``earned``; returns how many, or -1 when there is no opening."""
     full = _full(m + x)
     openings = _forward(m, 0, full, 1)
@@ -453,12 +455,6 @@ def missing_table(game: Linja, path: Path) -> str:
     )
 
 
-def params(game: Linja) -> np.ndarray:
-    from boardlab.games.linja import kernel
-
-    return kernel.params(game)
-
-
 def build(
     game: Linja,
     path: str | Path | None = None,
@@ -596,11 +592,3 @@ def own_word(counts: tuple[int, ...], side: int) -> int:
     """A side's absolute row counts as a word in its own coordinates (row 0 its start)."""
     rows = counts if side == BLACK else counts[::-1]
     return sum(n << (8 * r) for r, n in enumerate(rows))
-
-
-def solution_for(position: Position[Any]) -> LinjaSolution | None:
-    """The solution for a Linja position's rules if its table is built, else None."""
-    game = position.game
-    if not isinstance(game, Linja) or not LinjaSolution.available(game):
-        return None
-    return LinjaSolution.load(game)

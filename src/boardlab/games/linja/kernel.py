@@ -236,7 +236,7 @@ def _winner(b: int, r: int, positive: int) -> int:
 
 
 @njit(cache=True)
-def step(
+def _step(
     b: int,
     r: int,
     side: int,
@@ -249,8 +249,7 @@ def step(
     bonus_after_opening: int,
     action: int,
 ) -> tuple[int, int, int, int, int, int, int, int]:
-    """The engine's ``apply`` over words: the state after a legal ``action`` (also the
-    exact solver's move maker)."""
+    """The engine's ``apply`` over words: the state after a legal ``action``."""
     end = False
     pass_turn = 0
     if action == PASS:
@@ -322,14 +321,16 @@ def step(
 
 # ---------------------------------------------------------------------- the interface
 @njit(cache=True)
-def legal_words(
-    b: int, r: int, side: int, phase: int, steps: int, gsb: int, nasty: int, out: np.ndarray
-) -> int:
-    """The legal actions of a game that is not over, over words (see ``legal``); the exact
-    solver walks whole turns with it and ``step``."""
+def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
+    b = _pack(s, 0)
+    r = _pack(s, 8)
+    side = int(s[SIDE])
+    phase = int(s[PHASE])
+    if _over(b, r, phase, int(s[EXTRA]), int(s[PASSES]), int(s[TURNS]), int(p[P_MAX_TURNS])):
+        return 0
     count = 0
     if phase == BONUS:
-        mine, theirs = _bonus_masks(b, r, side, gsb, nasty)
+        mine, theirs = _bonus_masks(b, r, side, int(p[P_GOAL_STEP_BACK]), int(p[P_NASTY]))
         for k in range(POPC[mine & 0xFF] + POPC[mine >> 8]):
             out[count] = _bonus_action(mine, k)
             count += 1
@@ -338,8 +339,7 @@ def legal_words(
             count += 1
         out[count] = PASS
         return count + 1
-    if phase != FOLLOW_UP:
-        steps = 1
+    steps = int(s[STEPS]) if phase == FOLLOW_UP else 1
     own = b if side == 0 else r
     src = _forward(own, side, _full(b + r), steps)
     for k in range(POPC[src]):
@@ -354,20 +354,8 @@ def legal_words(
 
 
 @njit(cache=True)
-def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
-    b = _pack(s, 0)
-    r = _pack(s, 8)
-    phase = int(s[PHASE])
-    if _over(b, r, phase, int(s[EXTRA]), int(s[PASSES]), int(s[TURNS]), int(p[P_MAX_TURNS])):
-        return 0
-    return legal_words(
-        b, r, int(s[SIDE]), phase, int(s[STEPS]), int(p[P_GOAL_STEP_BACK]), int(p[P_NASTY]), out
-    )
-
-
-@njit(cache=True)
 def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
-    b, r, side, phase, steps, extra, passes, turns = step(
+    b, r, side, phase, steps, extra, passes, turns = _step(
         _pack(s, 0),
         _pack(s, 8),
         int(s[SIDE]),
