@@ -61,7 +61,7 @@ from boardlab.games.linja.kernel import (
     _has_passed,
     params,
 )
-from boardlab.games.linja.rules import BLACK, PIECES, POSITIVE, ROWS, SIGNED, LinjaState
+from boardlab.games.linja.rules import BLACK, CAPACITY, PIECES, POSITIVE, ROWS, SIGNED, LinjaState
 from boardlab.solve.tables import TableError, read_table, table_dir, write_table
 
 COMPOSITIONS = math.comb(PIECES + ROWS - 1, ROWS - 1)  # 50,388
@@ -106,9 +106,10 @@ def _parts(total: int) -> list[tuple[int, ...]]:
 
 
 def _rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rank of a composition is ``BASE[s] + LOW[lo] * SPAN[12 - s] + HIGH[hi]``, where
-    s is the pieces in rows 0-3 and lo, hi index rows 0-3 and 4-7 in base 13: a block
-    per split s, inside it rows 0-3 major. Three lookups instead of a binomial sum."""
+    """The rank of a composition is ``BASE[s] + LOW[lo] * SPAN[12 - s] + LOW[hi]``, where
+    s is the pieces in rows 0-3, lo and hi index rows 0-3 and 4-7 in base 13, and LOW
+    ranks 4 counts among those of their sum: a block per split s, inside it rows 0-3
+    major. A few lookups instead of a binomial sum."""
     low = np.zeros(HALF, dtype=np.int64)
     base = np.zeros(PIECES + 2, dtype=np.int64)
     for total in range(PIECES + 1):
@@ -148,9 +149,9 @@ def turned(w: int) -> int:
 
 @njit(cache=True)
 def _valid(m: int, o: int) -> bool:
-    """No field row holds more than 6 pieces (``o`` in the mover's coordinates)."""
+    """No field row holds more than its capacity (``o`` in the mover's coordinates)."""
     for r in range(1, ROWS - 1):  # noqa: SIM110 (numba compiles loops, not all())
-        if ((m >> (8 * r)) & 0xFF) + ((o >> (8 * r)) & 0xFF) > 6:
+        if ((m >> (8 * r)) & 0xFF) + ((o >> (8 * r)) & 0xFF) > CAPACITY:
             return False
     return True
 
