@@ -461,3 +461,25 @@ def test_solver_runs_as_plain_python():
         runs.append(run.stdout)
     assert runs[0] == runs[1]
     assert runs[0].count("values") == 4 and runs[0].count("search") == 3
+
+
+def test_solve_command_builds_verifies_and_analyze_reads_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from boardlab.cli import main
+
+    monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
+    small = ["-o", "pits=3", "-o", "seeds=2"]
+    assert main(["solve", "galatjang", *small, "--max-seeds", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "building" in out and "at most 6 seeds in the pits" in out
+    assert main(["solve", "galatjang", *small, "--max-seeds", "6", "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "building" not in out and "checksum verified" in out
+    position = "1,0,2/0,1,1 30/32 s 1 10"
+    assert main(["analyze", "galatjang", *small, "--position", position]) == 0
+    out = capsys.readouterr().out
+    game = new_game(pits=3, seeds=2)
+    state = game.parse_state(position)
+    best = max(exact_actions(game, state, {}).values())
+    assert f"(value {best:+d})" in out

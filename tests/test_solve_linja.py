@@ -390,3 +390,16 @@ def test_solve_refuses_what_it_cannot_solve(capsys: pytest.CaptureFixture[str]) 
     assert "no solver" in capsys.readouterr().err
     assert main(["solve", "linja", "--max-seeds", "3"]) == 2
     assert "galatjang" in capsys.readouterr().err
+
+
+def test_solve_reads_an_existing_table_and_verifies_it(
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = table_dir / "linja-bonus-signed.table"
+    assert main(["solve", "linja", "--out", str(path), "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "building" not in out
+    assert "checksum verified" in out
+    assert f"partial table (progress {LOWEST} and more)" in out
+    assert main(["solve", "linja", "--out", str(path), "-o", "nasty=true"]) == 2
+    assert "built for rules" in capsys.readouterr().err

@@ -478,13 +478,16 @@ def _solve_linja(game: Game[Any], args: argparse.Namespace) -> int:
     )
     solution = linja.LinjaSolution.load(game, path)
     start = game.initial()
-    value = solution.value(start.state)
     first = start.player
     size = path.stat().st_size / 1e9
     print(
         f"Linja {linja.variant_name(game)}: {path} ({size:.2f} GB, built in "
         f"{header['build_seconds']:.0f} s)"
     )
+    if not solution.in_reach(start.state):
+        print(f"a partial table (progress {solution.lowest} and more): the start is beyond it")
+        return 0
+    value = solution.value(start.state)
     verdict = (
         "a draw"
         if value == 0
