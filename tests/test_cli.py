@@ -146,3 +146,18 @@ def test_interactive_commands_never_load_the_compiler(args: list[str]) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "False False"
+
+
+def test_without_the_solvers_analyze_searches_and_perfect_says_what_to_install() -> None:
+    """A light install (no numba): no exact values, no traceback."""
+    code = (
+        "import sys; sys.modules['numba'] = None; from boardlab.cli import main; "
+        "print(main(['analyze', 'galatjang', '--agent', 'alphabeta:depth=2'])); "
+        "print(main(['play', 'linja', '--red', 'perfect']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "exact" not in done.stdout and "alphabeta:depth=2: depth 2" in done.stdout
+    assert done.stdout.splitlines()[-1] == "2"
+    assert "needs the solvers: pip install 'boardlab[fast]'" in done.stderr

@@ -9,17 +9,23 @@ searches like ``fallback`` (default the level expert). Jin Li has no solver.
 from __future__ import annotations
 
 import random
+from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
 
+#: The solvers are compiled (numba, numpy): without them there are no exact values.
+SOLVERS_INSTALLED = bool(find_spec("numba") and find_spec("numpy"))
+
 
 def exact_values(position: Position[Any]) -> dict[int, int] | None:
     """Every legal action's exact value (final point or seed difference for the player to
     act) when a solver covers ``position``, else None."""
     game = position.game
+    if not SOLVERS_INSTALLED:
+        return None
     if game.id == "linja":
         if not _linja_table_exists(game):
             return None
@@ -73,6 +79,10 @@ class PerfectAgent(Agent):
         self.fallback = make_agent(str(settings.get("fallback", "expert")), seed)
 
     def check(self, game: Game[Any]) -> None:
+        if not SOLVERS_INSTALLED:
+            raise BoardlabError(
+                "the perfect player needs the solvers: pip install 'boardlab[fast]'"
+            )
         if game.id == "linja":
             _solver(game)  # raises TableError with the command that builds the table
         elif game.id != "galatjang":
