@@ -305,8 +305,21 @@ def test_positions_out_of_reach_are_refused(partial: LinjaSolution) -> None:
     game = partial.game
     with pytest.raises(BoardlabError, match="does not reach"):
         partial.value(game.initial_state())
-    late = endgame_positions(game, 1, seed=14)[0]._replace(turns=700)
-    assert not partial.in_reach(late)
+    state = endgame_positions(game, 1, seed=14)[0]
+    last = game.rules.max_turns - solver.turns_left(state)
+    assert partial.in_reach(state._replace(turns=last))
+    assert not partial.in_reach(state._replace(turns=last + 1))
+
+
+def test_the_turn_bound_holds_with_the_cap_as_close_as_it_allows(partial: LinjaSolution) -> None:
+    """With the cap exactly ``turns_left`` turns away, the engine minimax (the turn
+    count in its memo, so the cap is seen) still finds the table's value."""
+    for state in endgame_positions(partial.game, 6, seed=18, above=8):
+        bound = solver.turns_left(state)
+        capped = game_of({**partial.game.options, "max_turns": 1000})
+        close = state._replace(turns=1000 - bound)
+        assert partial.in_reach(close)
+        assert support.exact_points(capped, close, {}) == partial.value(state)
 
 
 # ---------------------------------------------------------------------- files, agent, CLI

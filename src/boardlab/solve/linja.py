@@ -517,9 +517,10 @@ class LinjaSolution:
         table: a turn's end is at most one row of progress below its position) and the
         turn cap cannot end the game before it ends by itself."""
         inside_turn = state.phase != OPENING or state.extra
-        return (
-            level(state) - inside_turn >= self.lowest
-            and self.game.rules.max_turns - state.turns > MAX_GAME_TURNS
+        return level(
+            state
+        ) - inside_turn >= self.lowest and self.game.rules.max_turns - state.turns >= turns_left(
+            state
         )
 
     def value(self, state: LinjaState) -> int:
@@ -528,7 +529,7 @@ class LinjaSolution:
             raise BoardlabError(
                 f"the table does not reach {self.game.format_state(state)}: it needs "
                 f"progress {self.lowest} or more (a complete table has 0; this position has "
-                f"{level(state)}) and more than {MAX_GAME_TURNS} turns left before the cap "
+                f"{level(state)}) and {turns_left(state)} turns left before the cap "
                 f"{self.game.rules.max_turns}"
             )
         return self._value(state)
@@ -587,6 +588,16 @@ def level(state: LinjaState) -> int:
     """The progress P of both sides: rows gone from their own starts."""
     mover, opponent = words(state)
     return sum(((w >> (8 * r)) & 0xFF) * r for w in (mover, opponent) for r in range(ROWS))
+
+
+def turns_left(state: LinjaState) -> int:
+    """The most turns the game can still take, the current one included: every turn
+    that is not a pass raises the progress P, or keeps it and raises the pieces in goals
+    G (which then never fall), and two passes in a row end the game."""
+    mover, opponent = words(state)
+    goals = ((mover >> 56) & 0xFF) + ((opponent >> 56) & 0xFF)
+    moves = (TOP_LEVEL - level(state)) + (MAX_GOALS - goals)
+    return 2 * moves + 2
 
 
 def own_word(counts: tuple[int, ...], side: int) -> int:
