@@ -445,13 +445,15 @@ def run_solve(args: argparse.Namespace) -> int:
     raise BoardlabError(f"{game.name} has no solver: boardlab solves linja and galatjang endgames")
 
 
-def _table_for(args: argparse.Namespace, path: Path, build: Callable[..., Path], label: str) -> Any:
+def _table_for(
+    args: argparse.Namespace, path: Path, build: Callable[..., Path], label: str, unit: str
+) -> Any:
     """Build the table at ``path`` (unless it exists), verify it if asked; its header."""
     from boardlab.solve.tables import read_table
 
     if args.rebuild or not path.exists():
         print(f"building {path} ...", flush=True)
-        with _progress_bar(label, "levels") as update:
+        with _progress_bar(label, unit) as update:
             build(path, update)
     table = read_table(path)
     if args.verify:
@@ -475,6 +477,7 @@ def _solve_linja(game: Game[Any], args: argparse.Namespace) -> int:
         path,
         lambda target, update: linja.build(game, target, update),
         f"solving Linja {linja.variant_name(game)}",
+        "levels",
     )
     solution = linja.LinjaSolution.load(game, path)
     start = game.initial()
@@ -521,6 +524,7 @@ def _solve_galatjang(game: Game[Any], args: argparse.Namespace) -> int:
         path,
         lambda target, update: GalatjangEndgame.build(game, seeds, target, update),
         f"solving Galatjang endgames up to {seeds} seeds",
+        "positions",
     )
     size = path.stat().st_size / 1e9
     print(f"Galatjang endgames: {path} ({size:.2f} GB, built in {header['build_seconds']:.0f} s)")
