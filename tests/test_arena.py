@@ -42,6 +42,9 @@ def test_match_alternates_seats_and_replays_exactly_with_its_seed() -> None:
         assert outcome is not None and outcome.reason == result.reason
         seat = 0 if result.a_first else 1
         assert outcome.score(seat) == result.a_score
+        assert sum(result.choices) == result.actions == len(record)
+        assert min(result.choices) > 0 and min(result.seconds) > 0
+    assert all(t > 0 for t in first.seconds_per_choice())
 
 
 def test_match_refuses_bad_agents_and_options_before_playing() -> None:
@@ -63,6 +66,7 @@ def test_match_command_reports_and_writes_records(
     assert wins + draws + losses == 4
     assert out[2].startswith("score ") and "95% CI" in out[2]
     assert out[3].startswith("Elo difference ")
+    assert out[5].startswith("time per action: greedy ")
     assert len(split_records(path.read_text())) == 4
     assert main(["replay", "linja", str(path)]) == 0
     replayed = capsys.readouterr().out.splitlines()

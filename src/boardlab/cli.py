@@ -300,6 +300,8 @@ def run_match(args: argparse.Namespace) -> int:
     print(f"score {score.mean:.3f} (95% CI {low:.3f} to {high:.3f})")
     print(f"Elo difference {elo:+.0f} (95% CI {elo_low:+.0f} to {elo_high:+.0f})")
     print(f"first player scored {result.first_player_score():.3f}")
+    a_time, b_time = result.seconds_per_choice()
+    print(f"time per action: {args.agent_a} {a_time:.3f} s, {args.agent_b} {b_time:.3f} s")
     if args.records:
         path = write_atomic(args.records, "\n".join(g.record for g in result.games))
         print(f"records: {path}")

@@ -32,8 +32,8 @@ COMPILED_LEVELS: dict[str, str] = {
     "beginner": "greedy:noise=0.5",
     "easy": "greedy",
     "medium": "mcts:tree=compiled,iterations=3000",
-    "hard": "mcts:tree=compiled,iterations=60000",
-    "expert": "mcts:tree=compiled,time=3",
+    "hard": "mcts:tree=compiled,iterations=20000",
+    "expert": "mcts:tree=compiled,iterations=400000",
     "perfect": "perfect",
 }
 PYTHON_LEVELS: dict[str, str] = {

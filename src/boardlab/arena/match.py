@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ class GameResult:
     reason: str
     actions: int
     record: str  # the game record in the text format
+    seconds: tuple[float, float] = (0.0, 0.0)  # thinking time of A and of B
+    choices: tuple[int, int] = (0, 0)  # actions chosen by A and by B
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,14 @@ class MatchResult:
         """The first player's mean result over the match (the seat's advantage)."""
         results = [g.a_score if g.a_first else 1.0 - g.a_score for g in self.games]
         return sum(results) / len(results) if results else 0.5
+
+    def seconds_per_choice(self) -> tuple[float, float]:
+        """The mean thinking time of A and of B per action chosen."""
+        means = []
+        for side in (0, 1):
+            choices = sum(g.choices[side] for g in self.games)
+            means.append(sum(g.seconds[side] for g in self.games) / max(1, choices))
+        return means[0], means[1]
 
 
 def play_game(
@@ -74,14 +85,26 @@ def play_game(
             "Seed": str(seed),
         },
     )
+    seconds, choices = [0.0, 0.0], [0, 0]
     while not record.is_over():
         position = record.position
-        record.play(seats[position.to_act].choose(position).action)
+        seat = position.to_act
+        began = time.perf_counter()
+        record.play(seats[seat].choose(position).action)
+        seconds[seat] += time.perf_counter() - began
+        choices[seat] += 1
     outcome = record.outcome()
     assert outcome is not None
     a_seat = 0 if a_first else 1
     return GameResult(
-        index, a_first, outcome.score(a_seat), outcome.reason, len(record), record.to_text()
+        index,
+        a_first,
+        outcome.score(a_seat),
+        outcome.reason,
+        len(record),
+        record.to_text(),
+        (seconds[a_seat], seconds[1 - a_seat]),
+        (choices[a_seat], choices[1 - a_seat]),
     )
 
 

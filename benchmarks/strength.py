@@ -1,0 +1,202 @@
+"""The strength of the levels and agents: every match issue #4 asks for, on each game
+with default options.
+
+    python benchmarks/strength.py [--only TEXT ...] [--jobs J] [--list]
+
+Each match is two agents over a fixed number of games with the seats alternating and a
+fixed seed (game i replays exactly: ``boardlab match GAME A B --games N --seed S`` plays
+the same games). Every finished game is saved at once in
+``benchmarks/results/strength.json``, keyed by the agents' full specs (a level is
+resolved to its agent, so changing a level's budget starts its matches afresh), so an
+interrupted run resumes where it stopped. ``strength.md`` is written from the saved
+games: wins, draws and losses, the score with its 95% interval, the Elo difference, the
+first player's score and the thinking time per action.
+
+Matches whose agents have an iteration budget give the same games on any machine and
+under any load. Those with a time budget (``mcts:time=1``) depend on the machine: run
+them alone (``--only time=``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from boardlab.ai import LEVELS
+from boardlab.arena import GameResult, Score, play_game
+from boardlab.core.files import write_atomic
+
+RESULTS = Path(__file__).parent / "results"
+JSON = RESULTS / "strength.json"
+MARKDOWN = RESULTS / "strength.md"
+GAMES = ("jinli", "linja", "galatjang")
+
+
+@dataclass(frozen=True)
+class Match:
+    game: str
+    a: str  # the side expected to be stronger
+    b: str
+    games: int
+    seed: int
+
+    @property
+    def key(self) -> str:
+        """Names the match by what is played, so a changed level is a new match."""
+        return f"{self.game} {resolve(self.a)} vs {resolve(self.b)} seed {self.seed}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.game}: {self.a} vs {self.b}"
+
+
+def resolve(spec: str) -> str:
+    return LEVELS.get(spec, spec)
+
+
+def matches() -> list[Match]:
+    """The ladder (each level against the one below), mcts at 1 s a move against random
+    and greedy, and expert (about 1 s a move) against mcts given the same time."""
+    ladder = ["beginner", "easy", "medium", "hard", "expert"]
+    found = []
+    for game in GAMES:
+        for weaker, stronger in pairwise(ladder):
+            found.append(Match(game, stronger, weaker, 200, 7))
+    for game in GAMES:
+        found.append(Match(game, "mcts:time=1", "random", 100, 3))
+        found.append(Match(game, "mcts:time=1", "greedy", 100, 2))
+        found.append(Match(game, "expert", "mcts:time=1", 100, 5))
+    return found
+
+
+def load() -> dict[str, Any]:
+    return json.loads(JSON.read_text()) if JSON.exists() else {}
+
+
+def save(saved: dict[str, Any]) -> None:
+    write_atomic(JSON, json.dumps(saved, indent=1, sort_keys=True) + "\n")
+
+
+def to_json(result: GameResult) -> dict[str, Any]:
+    return {
+        "a_first": result.a_first,
+        "a_score": result.a_score,
+        "reason": result.reason,
+        "actions": result.actions,
+        "seconds": [round(s, 3) for s in result.seconds],
+        "choices": list(result.choices),
+    }
+
+
+def run(todo: list[Match], jobs: int) -> None:
+    """Play every missing game of ``todo``, saving each as it finishes."""
+    saved = load()
+    pending = []
+    for match in todo:
+        entry = saved.setdefault(match.key, {"label": match.label, "games": {}})
+        entry["label"] = match.label
+        pending += [(match, i) for i in range(match.games) if str(i) not in entry["games"]]
+    pending.sort(key=lambda item: item[1])  # round robin: every match advances together
+    print(f"{len(pending)} games to play", flush=True)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        running: dict[Future[GameResult], Match] = {}
+        queue = iter(pending)
+        while True:
+            while len(running) < 2 * jobs and (item := next(queue, None)):
+                match, index = item
+                future = pool.submit(play_game, match.game, {}, match.a, match.b, index, match.seed)
+                running[future] = match
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                match = running.pop(future)
+                result = future.result()
+                saved[match.key]["games"][str(result.index)] = to_json(result)
+                save(saved)
+                write_markdown(saved)
+                played = len(saved[match.key]["games"])
+                print(f"{match.label}: {played}/{match.games}", flush=True)
+
+
+def summary(match: Match, games: dict[str, dict[str, Any]]) -> str:
+    """One table row: what the stronger side scored, and at what cost."""
+    results = list(games.values())
+    wins = sum(g["a_score"] == 1 for g in results)
+    draws = sum(g["a_score"] == 0.5 for g in results)
+    score = Score(wins, draws, len(results) - wins - draws)
+    low, high = score.interval()
+    elo, elo_low, elo_high = score.elo()
+    first = sum(g["a_score"] if g["a_first"] else 1 - g["a_score"] for g in results)
+    per_move = [
+        sum(g["seconds"][side] for g in results) / max(1, sum(g["choices"][side] for g in results))
+        for side in (0, 1)
+    ]
+    length = sum(g["actions"] for g in results) / len(results)
+    played = f"{score.games}" + ("" if score.games == match.games else f" of {match.games}")
+    return (
+        f"| {match.game} | `{match.a}` vs `{match.b}` | {played} "
+        f"| {score.wins}-{score.draws}-{score.losses} "
+        f"| {score.mean:.3f} ({low:.3f} to {high:.3f}) "
+        f"| {elo:+.0f} ({elo_low:+.0f} to {elo_high:+.0f}) "
+        f"| {first / len(results):.3f} | {length:.0f} "
+        f"| {per_move[0]:.3f} / {per_move[1]:.3f} |"
+    )
+
+
+def write_markdown(saved: dict[str, Any]) -> None:
+    levels = ", ".join(f"`{name}` = `{spec}`" for name, spec in LEVELS.items())
+    lines = [
+        "# Strength of the levels and agents",
+        "",
+        f"Command: `python benchmarks/strength.py` ({os.cpu_count()} cores; "
+        f"written {time.strftime('%Y-%m-%d %H:%M')}). Default options; seats alternate; "
+        "a draw counts half. *score*: the first-named agent's mean result, with the 95% "
+        "Wilson interval; *Elo*: the difference that score implies; *first player*: the "
+        "mean result of whoever sat first (the seat's advantage); *length*: actions per "
+        "game; *s/action*: each side's mean thinking time per action it chose (with two "
+        "games at once on two cores).",
+        "",
+        f"Levels: {levels}.",
+        "",
+        "| game | match | games | W-D-L | score (95% interval) | Elo (95% interval) "
+        "| first player | length | s/action |",
+        "|---|---|---:|---|---|---|---:|---:|---:|",
+    ]
+    for match in matches():
+        games = saved.get(match.key, {}).get("games", {})
+        if games:
+            lines.append(summary(match, games))
+    missing = [m.label for m in matches() if not saved.get(m.key, {}).get("games")]
+    if missing:
+        lines += ["", f"Not played yet: {'; '.join(missing)}."]
+    write_atomic(MARKDOWN, "\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--only", nargs="*", default=[], help="play the matches whose label contains any TEXT"
+    )
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--list", action="store_true", help="list the matches and stop")
+    args = parser.parse_args()
+    todo = [m for m in matches() if not args.only or any(t in m.label for t in args.only)]
+    if args.list:
+        saved = load()
+        for m in todo:
+            print(f"{m.label}: {len(saved.get(m.key, {}).get('games', {}))}/{m.games}")
+        return
+    run(todo, args.jobs)
+    write_markdown(load())
+
+
+if __name__ == "__main__":
+    main()
