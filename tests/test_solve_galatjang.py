@@ -299,17 +299,23 @@ def test_recheck_finds_a_wrong_value_with_a_sound_checksum(tmp_path: Path):
         GalatjangEndgame(game).recheck(10)
 
 
+def test_a_header_that_does_not_fit_is_refused(tmp_path: Path):
+    with pytest.raises(TableError, match="table header too long"):
+        write_table(tmp_path / "t.table", {"note": "x" * HEADER_SIZE}, np.zeros(4, np.int8))
+    assert not (tmp_path / "t.table").exists()
+
+
 def test_table_for_other_rules_is_refused_with_the_option_named(tmp_path: Path):
     path = GalatjangEndgame.build(new_game(pits=3), 4, tmp_path / "t.table")
-    with pytest.raises(TableError, match=r"built for skip_origin=False, not True"):
+    with pytest.raises(TableError, match=r"built for skip_origin=false, not true"):
         GalatjangEndgame.load(new_game(pits=3, skip_origin=True), path)
-    with pytest.raises(TableError, match=r"built for sow_opponent_store=True, not False"):
+    with pytest.raises(TableError, match=r"built for sow_opponent_store=true, not false"):
         GalatjangEndgame.load(new_game(pits=3, sow_opponent_store=False), path)
     with pytest.raises(TableError, match=r"built for pits=3, not 4"):
         GalatjangEndgame.load(new_game(pits=4), path)
     with pytest.raises(OptionError, match="no Galatjang endgame table for lone_seed=stay"):
         GalatjangEndgame.load(new_game(pits=3, lone_seed="stay"), path)
-    with pytest.raises(TableError, match=r"built for skip_origin=False, not True"):
+    with pytest.raises(TableError, match=r"built for skip_origin=false, not true"):
         GalatjangEndgame(new_game(pits=3, skip_origin=True), read_table(path))
     # options that do not change a last-round value share the table
     shared = new_game(pits=3, seeds=2, first="north", max_turns=40, rounds=3)

@@ -660,12 +660,7 @@ class GalatjangEndgame:
         self._table_seeds = -1
         self._values = np.zeros(1, dtype=np.int8)
         if table is not None:
-            for key, wanted in table_rules(game).items():
-                if table.header.get(key) != wanted:
-                    raise TableError(
-                        f"table {table.path} was built for {key}={table.header.get(key)!r}, "
-                        f"not {wanted!r}"
-                    )
+            table.require(table_rules(game))
             self._table_pits = int(table.header["pits"])
             self._table_seeds = int(table.header["max_seeds"])
             self._values = np.asarray(table.values)

@@ -49,6 +49,15 @@ class Table:
     header: dict[str, Any]
     values: np.ndarray
 
+    def require(self, expect: Mapping[str, Any]) -> None:
+        """Raise TableError naming the first key of ``expect`` the header differs on."""
+        for key, value in expect.items():
+            if self.header.get(key) != value:
+                raise TableError(
+                    f"table {self.path} was built for {key}={_shown(self.header.get(key))}, "
+                    f"not {_shown(value)}"
+                )
+
     def verify(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Recompute the checksum of the data; raise TableError if it differs."""
         digest = _digest(self.values, progress)
@@ -77,7 +86,7 @@ def write_table(
     full = {**header, "entries": int(flat.size), "sha256": _digest(flat)}
     block = MAGIC + json.dumps(full, sort_keys=True).encode() + b"\n"
     if len(block) > HEADER_SIZE:
-        raise ValueError(f"table header too long ({len(block)} bytes)")
+        raise TableError(f"table header too long ({len(block)} bytes, at most {HEADER_SIZE})")
     with atomic_file(path) as out:
         out.write(block.ljust(HEADER_SIZE, b" "))
         raw = flat.view(np.uint8)
@@ -116,8 +125,14 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
 def read_table(path: str | os.PathLike[str], expect: Mapping[str, Any] | None = None) -> Table:
     """Map the table at ``path``; with ``expect``, every key must match the header."""
     header = read_header(path)
-    for key, value in (expect or {}).items():
-        if header.get(key) != value:
-            raise TableError(f"table {path} was built for {key}={header.get(key)!r}, not {value!r}")
     values = np.memmap(path, dtype=np.int8, mode="r", offset=HEADER_SIZE)
-    return Table(Path(path), header, values)
+    table = Table(Path(path), header, values)
+    table.require(expect or {})
+    return table
+
+
+def _shown(value: Any) -> str:
+    """An option value as the command line writes it (``false``, not ``False``)."""
+    if isinstance(value, dict):
+        return "(" + " ".join(f"{k}={_shown(v)}" for k, v in sorted(value.items())) + ")"
+    return str(value).lower() if isinstance(value, bool) else str(value)
