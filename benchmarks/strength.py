@@ -29,7 +29,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from boardlab.ai import LEVELS
+from boardlab.ai import GAME_LEVELS, LEVELS, level_spec
 from boardlab.arena import GameResult, Score, play_game
 from boardlab.core.files import write_atomic
 
@@ -50,15 +50,12 @@ class Match:
     @property
     def key(self) -> str:
         """Names the match by what is played, so a changed level is a new match."""
-        return f"{self.game} {resolve(self.a)} vs {resolve(self.b)} seed {self.seed}"
+        a, b = level_spec(self.a, self.game), level_spec(self.b, self.game)
+        return f"{self.game} {a} vs {b} seed {self.seed}"
 
     @property
     def label(self) -> str:
         return f"{self.game}: {self.a} vs {self.b}"
-
-
-def resolve(spec: str) -> str:
-    return LEVELS.get(spec, spec)
 
 
 def matches() -> list[Match]:
@@ -91,6 +88,7 @@ def to_json(result: GameResult) -> dict[str, Any]:
         "reason": result.reason,
         "actions": result.actions,
         "seconds": [round(s, 3) for s in result.seconds],
+        "points": list(result.points),
         "choices": list(result.choices),
     }
 
@@ -140,19 +138,36 @@ def summary(match: Match, games: dict[str, dict[str, Any]]) -> str:
         for side in (0, 1)
     ]
     length = sum(g["actions"] for g in results) / len(results)
+    pairs = pair_score(games)
     played = f"{score.games}" + ("" if score.games == match.games else f" of {match.games}")
     return (
         f"| {match.game} | `{match.a}` vs `{match.b}` | {played} "
         f"| {score.wins}-{score.draws}-{score.losses} "
         f"| {score.mean:.3f} ({low:.3f} to {high:.3f}) "
         f"| {elo:+.0f} ({elo_low:+.0f} to {elo_high:+.0f}) "
-        f"| {first / len(results):.3f} | {length:.0f} "
+        f"| {first / len(results):.3f} "
+        f"| {pairs.wins}-{pairs.draws}-{pairs.losses} ({pairs.mean:.3f}) | {length:.0f} "
         f"| {per_move[0]:.3f} / {per_move[1]:.3f} |"
     )
 
 
+def pair_score(games: dict[str, dict[str, Any]]) -> Score:
+    """Games 2k and 2k+1 as one pair, each side first once, won by the more points over
+    both: where the seat decides most games, the margin still shows the stronger side."""
+    wins = draws = losses = 0
+    for k in range(0, 1 + max(map(int, games)), 2):
+        pair = [games.get(str(k)), games.get(str(k + 1))]
+        if None in pair:
+            continue
+        margin = sum(g["points"][0] - g["points"][1] for g in pair if g)
+        wins, draws, losses = wins + (margin > 0), draws + (margin == 0), losses + (margin < 0)
+    return Score(wins, draws, losses)
+
+
 def write_markdown(saved: dict[str, Any]) -> None:
     levels = ", ".join(f"`{name}` = `{spec}`" for name, spec in LEVELS.items())
+    for game, chosen in GAME_LEVELS.items():
+        levels += "; in " + game + ": " + ", ".join(f"`{n}` = `{s}`" for n, s in chosen.items())
     lines = [
         "# Strength of the levels and agents",
         "",
@@ -160,15 +175,17 @@ def write_markdown(saved: dict[str, Any]) -> None:
         f"written {time.strftime('%Y-%m-%d %H:%M')}). Default options; seats alternate; "
         "a draw counts half. *score*: the first-named agent's mean result, with the 95% "
         "Wilson interval; *Elo*: the difference that score implies; *first player*: the "
-        "mean result of whoever sat first (the seat's advantage); *length*: actions per "
+        "mean result of whoever sat first (the seat's advantage); *pairs*: games 2k and "
+        "2k+1 (each side first once) as one pair, won by the more points over both, "
+        "W-D-L and score; *length*: actions per "
         "game; *s/action*: each side's mean thinking time per action it chose (with two "
         "games at once on two cores).",
         "",
         f"Levels: {levels}.",
         "",
         "| game | match | games | W-D-L | score (95% interval) | Elo (95% interval) "
-        "| first player | length | s/action |",
-        "|---|---|---:|---|---|---|---:|---:|---:|",
+        "| first player | pairs | length | s/action |",
+        "|---|---|---:|---|---|---|---:|---|---:|---:|",
     ]
     for match in matches():
         games = saved.get(match.key, {}).get("games", {})

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import boardlab
-from boardlab.ai import LEVELS, Choice, Limit, make_agent, parse_spec
+from boardlab.ai import GAME_LEVELS, LEVELS, Choice, Limit, level_spec, make_agent, parse_spec
 from boardlab.ai.alphabeta import AlphaBetaAgent
 from boardlab.ai.mcts import MctsAgent
 from boardlab.core.game import Game, Position
@@ -737,6 +737,26 @@ def test_levels(level: str) -> None:
     assert agent.settings == settings
     assert parse_spec(agent.spec()) == (kind, settings)
     assert make_agent(level.upper()).kind == kind
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_a_game_can_play_a_level_with_its_own_agent(game_id: str, level: str) -> None:
+    spec = GAME_LEVELS.get(game_id, {}).get(level, LEVELS[level])
+    assert level_spec(level, game_id) == level_spec(f" {level.upper()} ", game_id) == spec
+    assert make_agent(level, 1, game_id).spec() == make_agent(spec, 1).spec()
+    assert level_spec(level) == LEVELS[level]  # without a game: the general level
+    assert level_spec("mcts:time=2", game_id) == "mcts:time=2"
+
+
+@pytest.mark.skipif(not GAME_LEVELS, reason="the game-specific levels need numba")
+def test_galatjang_plays_expert_with_alpha_beta_and_the_perfect_fallback_follows() -> None:
+    galatjang = boardlab.new_game("galatjang", pits=3, seeds=2)
+    assert make_agent("expert", 1, "galatjang").kind == "alphabeta"
+    assert make_agent("expert", 1, "linja").kind == "mcts"
+    perfect = make_agent("perfect", 1)
+    assert perfect.fallback(galatjang).kind == "alphabeta"  # type: ignore[attr-defined]
+    assert perfect.fallback(boardlab.new_game("linja")).kind == "mcts"  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("spec", ["random", "greedy:noise=0.25", "alphabeta:nodes=900", "mcts"])

@@ -321,7 +321,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         return 0
     if position.game.id == "linja":
         print(f"no exact values: {_linja_table_note(position.game)}")
-    agent = make_agent(args.agent, args.seed)
+    agent = make_agent(args.agent, args.seed, position.game.id)
     analyze = getattr(agent, "analyze", agent.choose)
     choice = analyze(position)
     print(f"{position.position_string()}  ({position.player} to act)")
@@ -416,7 +416,8 @@ def run_play(args: argparse.Namespace) -> int:
         chosen = [c if c is not None else fill for c in chosen]
     seed = args.seed
     seats = tuple(
-        make_seat(str(spec), None if seed is None else seed + i) for i, spec in enumerate(chosen)
+        make_seat(str(spec), None if seed is None else seed + i, cls.id)
+        for i, spec in enumerate(chosen)
     )
     for name, seat in zip(players, seats, strict=True):
         if seat.agent is not None:
@@ -433,7 +434,7 @@ def run_play(args: argparse.Namespace) -> int:
         echo=not sys.stdin.isatty(),
         delay=delay,
         autosave=Path(args.save) if args.save else None,
-        hint_agent=make_agent(args.hint, None if seed is None else seed + 2),
+        hint_agent=make_agent(args.hint, None if seed is None else seed + 2, cls.id),
     )
     return game.run()
 

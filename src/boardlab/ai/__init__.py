@@ -45,14 +45,29 @@ PYTHON_LEVELS: dict[str, str] = {
     "perfect": "perfect",
 }
 LEVELS: dict[str, str] = COMPILED_LEVELS if find_spec("numba") else PYTHON_LEVELS
+#: Levels a game plays with another agent, where that agent is measurably stronger at
+#: the same cost: in Galatjang's relay sowing, alpha-beta wins from the losing seat against
+#: ``hard`` where the MCTS of the same time does not (docs/ai.md).
+GAME_LEVELS: dict[str, dict[str, str]] = (
+    {"galatjang": {"expert": "alphabeta:engine=compiled,nodes=2000000"}}
+    if find_spec("numba")
+    else {}
+)
 DEFAULT_LEVEL = "medium"
 
 _TYPES: dict[str, type] = {"time": float, "iterations": int, "nodes": int, "depth": int}
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``kind:key=value,key=value`` (or a level name) into the kind and its settings."""
-    text = LEVELS.get(spec.strip().lower(), spec.strip())
+def level_spec(spec: str, game: str | None = None) -> str:
+    """The agent spec a level names in ``game`` (any other spec as it is)."""
+    name = spec.strip().lower()
+    return GAME_LEVELS.get(game or "", {}).get(name) or LEVELS.get(name) or spec.strip()
+
+
+def parse_spec(spec: str, game: str | None = None) -> tuple[str, dict[str, Any]]:
+    """``kind:key=value,key=value`` (or a level name, as ``game`` plays it) into the kind
+    and its settings."""
+    text = level_spec(spec, game)
     kind, _, rest = text.partition(":")
     kind = kind.strip().lower()
     if kind not in AGENTS:
@@ -82,15 +97,17 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return kind, settings
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """The agent a spec names: a level (``medium``), an agent (``random``), or an agent
-    with parameters (``mcts:time=2``, ``alphabeta:depth=6``)."""
-    kind, settings = parse_spec(spec)
+def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> Agent:
+    """The agent a spec names: a level (``medium``; ``game`` picks the agent that game
+    plays the level with), an agent (``random``), or an agent with parameters
+    (``mcts:time=2``, ``alphabeta:depth=6``)."""
+    kind, settings = parse_spec(spec, game)
     return AGENTS[kind](seed, **settings)
 
 
 __all__ = [
     "AGENTS",
+    "GAME_LEVELS",
     "LEVELS",
     "Agent",
     "AlphaBetaAgent",
@@ -100,6 +117,7 @@ __all__ = [
     "MctsAgent",
     "PerfectAgent",
     "RandomAgent",
+    "level_spec",
     "make_agent",
     "parse_spec",
 ]

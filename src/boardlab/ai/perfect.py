@@ -74,9 +74,19 @@ class PerfectAgent(Agent):
 
     def __init__(self, seed: int | None = None, **settings: Any) -> None:
         super().__init__(seed, **settings)
-        from boardlab.ai import make_agent
+        from boardlab.ai import parse_spec
 
-        self.fallback = make_agent(str(settings.get("fallback", "expert")), seed)
+        self.fallback_spec = str(settings.get("fallback", "expert"))
+        parse_spec(self.fallback_spec)  # a bad spec is refused now, not mid-game
+        self._fallbacks: dict[str, Agent] = {}
+
+    def fallback(self, game: Game[Any]) -> Agent:
+        """The agent for positions no solver reaches, as ``game`` plays that level."""
+        if game.id not in self._fallbacks:
+            from boardlab.ai import make_agent
+
+            self._fallbacks[game.id] = make_agent(self.fallback_spec, self.seed, game.id)
+        return self._fallbacks[game.id]
 
     def check(self, game: Game[Any]) -> None:
         if not SOLVERS_INSTALLED:
@@ -92,10 +102,11 @@ class PerfectAgent(Agent):
             )
 
     def warm(self, position: Position[Any]) -> None:
-        self.fallback.warm(position)
+        self.fallback(position.game).warm(position)
 
     def reset(self) -> None:
-        self.fallback.reset()
+        for agent in self._fallbacks.values():
+            agent.reset()
 
     def choose(
         self,
@@ -113,7 +124,7 @@ class PerfectAgent(Agent):
                     f"the Linja table does not reach {position.position_string()}: the turn "
                     "cap could end the game before it ends by itself"
                 )
-            return self.fallback.choose(position, limit, rng)
+            return self.fallback(position.game).choose(position, limit, rng)
         best = max(values.values())
         chosen = (rng or self.rng).choice([a for a, v in values.items() if v == best])
         return with_time(

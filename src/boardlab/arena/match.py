@@ -26,6 +26,7 @@ class GameResult:
     actions: int
     record: str  # the game record in the text format
     seconds: tuple[float, float] = (0.0, 0.0)  # thinking time of A and of B
+    points: tuple[int, int] = (0, 0)  # the final points of A and of B
     choices: tuple[int, int] = (0, 0)  # actions chosen by A and by B
 
 
@@ -70,8 +71,8 @@ def play_game(
     game = new_game(game_id, dict(options))
     a_first = index % 2 == 0
     agents = [
-        make_agent(agent_a, seed * 1_000_003 + 2 * index),
-        make_agent(agent_b, seed * 1_000_003 + 2 * index + 1),
+        make_agent(agent_a, seed * 1_000_003 + 2 * index, game_id),
+        make_agent(agent_b, seed * 1_000_003 + 2 * index + 1, game_id),
     ]
     seats = agents if a_first else agents[::-1]
     specs = [agent_a, agent_b] if a_first else [agent_b, agent_a]
@@ -104,6 +105,7 @@ def play_game(
         len(record),
         record.to_text(),
         (seconds[a_seat], seconds[1 - a_seat]),
+        (outcome.points[a_seat], outcome.points[1 - a_seat]),
         (choices[a_seat], choices[1 - a_seat]),
     )
 
@@ -121,8 +123,8 @@ def play_match(
     """Play ``games`` games in ``jobs`` processes (default: every core)."""
     options = dict(options or {})
     game = new_game(game_id, options)  # refuse bad options before starting processes
-    make_agent(agent_a).check(game)
-    make_agent(agent_b).check(game)
+    make_agent(agent_a, game=game_id).check(game)
+    make_agent(agent_b, game=game_id).check(game)
     jobs = max(1, jobs or os.cpu_count() or 1)
     results: list[GameResult] = []
     if jobs == 1:

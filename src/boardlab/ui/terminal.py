@@ -68,10 +68,10 @@ class Seat:
         return self.agent is None
 
 
-def make_seat(spec: str, seed: int | None) -> Seat:
+def make_seat(spec: str, seed: int | None, game: str | None = None) -> Seat:
     if spec.strip().lower() in ("human", "person", "me"):
         return Seat(None, "human")
-    return Seat(make_agent(spec, seed), spec)
+    return Seat(make_agent(spec, seed, game), spec)
 
 
 class TerminalGame:
@@ -95,7 +95,7 @@ class TerminalGame:
         self.echo = echo
         self.delay = delay
         self.autosave = autosave
-        self.hint_agent = hint_agent or make_agent("hard", 0)
+        self.hint_agent = hint_agent or make_agent("hard", 0, record.game.id)
         #: the number of actions in the last saved (or loaded) record
         self.saved_length = len(record) if record.actions else 0
 
