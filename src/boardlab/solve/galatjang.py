@@ -49,7 +49,7 @@ all pits of seeds times their place in their row (0 to ``P - 1``); that sum stay
 bound the same way.
 
 **The generator.** ``_child`` makes one sowing with the engine's compiled sower
-(``kernel._sow``, the rules' one compiled form) on the ring seen from the player to act,
+(``kernel.sow``, the rules' one compiled form) on the ring seen from the player to act,
 and decides whether the same player sows again (his last seed in his store and he still
 has seeds) or the turn passes; the search and ``successors`` use it. The table build uses
 ``_sow_packed``, the same sowing on two words of bytes that moves a whole hand in one step
@@ -71,7 +71,7 @@ from numba import njit, prange
 from boardlab.core.errors import OptionError
 from boardlab.core.game import Game
 from boardlab.games.galatjang import kernel
-from boardlab.games.galatjang.kernel import LONE_STORE, SKIP_ORIGIN, SOW_OPPONENT_STORE, _sow
+from boardlab.games.galatjang.kernel import LONE_STORE, SKIP_ORIGIN, SOW_OPPONENT_STORE, sow
 from boardlab.games.galatjang.rules import (
     MAX_RELAYS,
     SOUTH,
@@ -112,7 +112,7 @@ def _child(
         ring[pits + 1 + k] = c[pits + k]
     ring[pits] = 0
     ring[size - 1] = 0
-    again = _sow(ring, p, pits, SOUTH, action)
+    again = sow(ring, p, pits, SOUTH, action)
     keeps = False
     if again:
         for k in range(pits):

@@ -28,7 +28,7 @@ and positions whose remaining turns could reach it are out of the table's reach.
 
 Turns are walked by a generator of their own (``_part``, ``_bonus``) that follows the
 kernel's ``_step`` phase by phase and takes every legal move from the kernel's own masks
-(``_forward``, ``_bonus_masks``); the tests check it against the engine at every turn
+(``forward_sources``, ``bonus_masks``); the tests check it against the engine at every turn
 start of random games, under every variant.
 """
 
@@ -55,11 +55,11 @@ from boardlab.games.linja.kernel import (
     P_NASTY,
     P_POSITIVE,
     PASS,
-    _bonus_masks,
-    _forward,
-    _full,
-    _has_passed,
+    bonus_masks,
+    forward_sources,
+    full_rows,
     params,
+    sides_passed,
 )
 from boardlab.games.linja.rules import BLACK, CAPACITY, PIECES, POSITIVE, ROWS, SIGNED, LinjaState
 from boardlab.solve.tables import TableError, read_table, table_dir, write_table
@@ -183,7 +183,7 @@ def _end(
         acc[3 + 2 * count] = turned(x)
         acc[1] = count + 1
         return
-    if _has_passed(m, x):
+    if sides_passed(m, x):
         v = _difference(m, x, p)
     else:
         opponent = o_rank if x == x0 else rank(turned(x))
@@ -198,7 +198,7 @@ def _bonus(
 ) -> None:
     """Every bonus: an own piece one row forward or back, an opponent piece (nasty), or
     ``pass``; the kernel's masks decide which moves are legal."""
-    mine, theirs = _bonus_masks(m, x, 0, p[P_GOAL_STEP_BACK], p[P_NASTY])
+    mine, theirs = bonus_masks(m, x, 0, p[P_GOAL_STEP_BACK], p[P_NASTY])
     for bit in range(16):
         origin = bit >> 1
         to = origin - 1 + 2 * (bit & 1)
@@ -224,8 +224,8 @@ def _part(
     """Every way a turn (or its extra turn, ``extra``) goes on from its opening, as the
     kernel's ``_step`` plays it. An extra turn earned is not walked here but left in
     ``earned``; returns how many, or -1 when there is no opening."""
-    full = _full(m + x)
-    openings = _forward(m, 0, full, 1)
+    full = full_rows(m + x)
+    openings = forward_sources(m, 0, full, 1)
     if not openings:
         return -1
     extras = 0
@@ -244,7 +244,7 @@ def _part(
                 continue
             else:
                 n = 0
-        follow = _forward(m1, 0, _full(m1 + x), n) if n else 0
+        follow = forward_sources(m1, 0, full_rows(m1 + x), n) if n else 0
         if not follow:  # no follow-up, or it is forfeited
             _end(values, m1, x, x0, o_rank, p, acc)
             continue
@@ -319,7 +319,7 @@ def value_at(values: np.ndarray, m: int, o: int, p: np.ndarray, acc: np.ndarray)
     """The value of mover ``m`` against ``o`` at the start of a turn with no pass before
     it, from the values of every higher level (``acc``: ``2 + EARNED`` entries of scratch)."""
     x = turned(o)
-    if _has_passed(m, x):
+    if sides_passed(m, x):
         return _difference(m, x, p)
     best = _best(values, m, o, rank(o), p, acc)
     if best > -1000:

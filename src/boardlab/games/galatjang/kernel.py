@@ -60,7 +60,7 @@ def _sow_tables() -> tuple[np.ndarray, np.ndarray]:
     ``pos`` (0..P-1 his pits, P his store, then the other side's): what it adds to the
     mover's word, to the other word, and where the last seed falls. ``ONES[P]``: one seed
     in every cell of a word (a full lap adds it to both words)."""
-    sow = np.zeros((FAST_PITS * _RING_MAX * _RING_MAX, 4), dtype=np.int64)
+    table = np.zeros((FAST_PITS * _RING_MAX * _RING_MAX, 4), dtype=np.int64)
     ones = np.zeros(FAST_PITS + 1, dtype=np.int64)
     for pits in range(1, FAST_PITS + 1):
         size = 2 * pits + 2
@@ -73,8 +73,8 @@ def _sow_tables() -> tuple[np.ndarray, np.ndarray]:
                     word, byte = (0, q) if q <= pits else (1, q - pits - 1)
                     words[word] += 1 << (8 * byte)
                 row = ((pits - 1) * _RING_MAX + pos) * _RING_MAX + h
-                sow[row] = (words[0], words[1], (pos + h) % size, 0)
-    return sow.reshape(-1), ones
+                table[row] = (words[0], words[1], (pos + h) % size, 0)
+    return table.reshape(-1), ones
 
 
 def _mask_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +193,7 @@ def result(s: np.ndarray, p: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _sow(s: np.ndarray, p: np.ndarray, pits: int, side: int, origin: int) -> bool:
+def sow(s: np.ndarray, p: np.ndarray, pits: int, side: int, origin: int) -> bool:
     """Sow ring position ``origin`` for ``side``, relays included (rules.sow)."""
     size = 2 * pits + 2
     mine = pits if side == SOUTH else size - 1
@@ -294,7 +294,7 @@ def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
     pits = (len(s) - 5) // 2
     side = s[2 * pits + 2]
     origin = action if side == SOUTH else pits + 1 + action
-    if _sow(s, p, pits, side, origin) and _has_seeds(s, pits, side):
+    if sow(s, p, pits, side, origin) and _has_seeds(s, pits, side):
         return  # the same player sows again, same turn
     _end_turn(s, p, pits)
 

@@ -137,7 +137,7 @@ def _occupied(w: int) -> int:
 
 
 @njit(cache=True)
-def _full(t: int) -> int:
+def full_rows(t: int) -> int:
     return _gather(t + FULL) & FIELD
 
 
@@ -156,7 +156,7 @@ def _unpack(s: np.ndarray, base: int, w: int) -> None:
 
 
 @njit(cache=True)
-def _forward(own: int, side: int, full: int, steps: int) -> int:
+def forward_sources(own: int, side: int, full: int, steps: int) -> int:
     """Source rows of ``side``'s forward moves of ``steps`` rows (ending in the goal when
     they would go beyond), never from the goal, never into a full row."""
     sh = steps if steps < ROWS else ROWS
@@ -175,16 +175,16 @@ def _backward(own: int, side: int, full: int, out_of_goal: int) -> int:
 
 
 @njit(cache=True)
-def _bonus_masks(b: int, r: int, side: int, gsb: int, nasty: int) -> tuple[int, int]:
+def bonus_masks(b: int, r: int, side: int, gsb: int, nasty: int) -> tuple[int, int]:
     """The bonus moves as 16-bit masks, bit ``2 * from + (to > from)``: own, opponent."""
-    full = _full(b + r)
+    full = full_rows(b + r)
     own, opp = (b, r) if side == 0 else (r, b)
-    fwd = SPREAD[_forward(own, side, full, 1)]
+    fwd = SPREAD[forward_sources(own, side, full, 1)]
     back = SPREAD[_backward(own, side, full, gsb)]
     mine = (fwd << 1 | back) if side == 0 else (fwd | back << 1)
     theirs = 0
     if nasty:
-        fwd = SPREAD[_forward(opp, 1 - side, full, 1)]
+        fwd = SPREAD[forward_sources(opp, 1 - side, full, 1)]
         back = SPREAD[_backward(opp, 1 - side, full, 0)]
         theirs = (fwd | back << 1) if side == 0 else (fwd << 1 | back)
     return mine, theirs
@@ -208,7 +208,7 @@ def _bonus_action(m: int, k: int) -> int:
 
 
 @njit(cache=True)
-def _has_passed(b: int, r: int) -> bool:
+def sides_passed(b: int, r: int) -> bool:
     return bool(LOW[_occupied(b)] > HIGH[_occupied(r)])
 
 
@@ -216,7 +216,7 @@ def _has_passed(b: int, r: int) -> bool:
 def _over(b: int, r: int, phase: int, extra: int, passes: int, turns: int, max_turns: int) -> bool:
     if phase != OPENING or extra:
         return False
-    return _has_passed(b, r) or passes >= 2 or turns >= max_turns
+    return sides_passed(b, r) or passes >= 2 or turns >= max_turns
 
 
 @njit(cache=True)
@@ -291,7 +291,7 @@ def _step(
                     end = True
             if n:
                 own = b if side == 0 else r
-                if _forward(own, side, _full(b + r), n):
+                if forward_sources(own, side, full_rows(b + r), n):
                     phase = FOLLOW_UP
                     steps = n
                 else:
@@ -330,7 +330,7 @@ def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
         return 0
     count = 0
     if phase == BONUS:
-        mine, theirs = _bonus_masks(b, r, side, int(p[P_GOAL_STEP_BACK]), int(p[P_NASTY]))
+        mine, theirs = bonus_masks(b, r, side, int(p[P_GOAL_STEP_BACK]), int(p[P_NASTY]))
         for k in range(POPC[mine & 0xFF] + POPC[mine >> 8]):
             out[count] = _bonus_action(mine, k)
             count += 1
@@ -341,7 +341,7 @@ def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
         return count + 1
     steps = int(s[STEPS]) if phase == FOLLOW_UP else 1
     own = b if side == 0 else r
-    src = _forward(own, side, _full(b + r), steps)
+    src = forward_sources(own, side, full_rows(b + r), steps)
     for k in range(POPC[src]):
         origin = SELECT[src * 8 + k]
         to = min(origin + steps, 7) if side == 0 else max(origin - steps, 0)
@@ -412,12 +412,12 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
     max_turns = int(p[P_MAX_TURNS])
     ob = _occupied(b)
     orr = _occupied(r)
-    full = _full(b + r)
+    full = full_rows(b + r)
     actions = 0
     n = steps
     fsrc = 0
     if phase == FOLLOW_UP:
-        fsrc = _forward(b if side == 0 else r, side, full, n)
+        fsrc = forward_sources(b if side == 0 else r, side, full, n)
     while True:
         end = False
         pass_turn = 0
@@ -494,7 +494,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
             else:
                 end = True
         elif phase == BONUS:
-            mine, theirs = _bonus_masks(b, r, side, gsb, nasty)
+            mine, theirs = bonus_masks(b, r, side, gsb, nasty)
             nm = POPC[mine & 0xFF] + POPC[mine >> 8]
             nt = POPC[theirs & 0xFF] + POPC[theirs >> 8]
             k = below(g, nm + nt + 1)
@@ -515,7 +515,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
                     b += delta
             ob = _occupied(b)
             orr = _occupied(r)
-            full = _full(b + r)
+            full = full_rows(b + r)
             end = True
         if end:
             side = 1 - side
