@@ -8,7 +8,9 @@ fixed seed (game i replays exactly: ``boardlab match GAME A B --games N --seed S
 the same games). Every finished game is saved at once in
 ``benchmarks/results/strength.json``, keyed by the agents' full specs (a level is
 resolved to its agent, so changing a level's budget starts its matches afresh), so an
-interrupted run resumes where it stopped. ``strength.md`` is written from the saved
+interrupted run resumes where it stopped, and two runs (say, the matches with iteration
+budgets beside those with a time budget, one process each) can share the file.
+``strength.md`` is written from the saved
 games: wins, draws and losses, the score with its 95% interval, the Elo difference, the
 first player's score and the thinking time per action.
 
@@ -20,10 +22,13 @@ them alone (``--only time=``).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import time
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -77,8 +82,28 @@ def load() -> dict[str, Any]:
     return json.loads(JSON.read_text()) if JSON.exists() else {}
 
 
-def save(saved: dict[str, Any]) -> None:
-    write_atomic(JSON, json.dumps(saved, indent=1, sort_keys=True) + "\n")
+@contextmanager
+def locked() -> Iterator[None]:
+    """Hold the results directory's lock: other runs wait to read and write the file."""
+    handle = os.open(RESULTS, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
+def record(match: Match, result: GameResult) -> int:
+    """Add one finished game to the saved file, keeping what other runs added meanwhile;
+    return how many games of ``match`` are saved."""
+    with locked():
+        saved = load()
+        entry = saved.setdefault(match.key, {"label": match.label, "games": {}})
+        entry["label"] = match.label
+        entry["games"][str(result.index)] = to_json(result)
+        write_atomic(JSON, json.dumps(saved, indent=1, sort_keys=True) + "\n")
+        write_markdown(saved)
+    return len(entry["games"])
 
 
 def to_json(result: GameResult) -> dict[str, Any]:
@@ -98,9 +123,8 @@ def run(todo: list[Match], jobs: int) -> None:
     saved = load()
     pending = []
     for match in todo:
-        entry = saved.setdefault(match.key, {"label": match.label, "games": {}})
-        entry["label"] = match.label
-        pending += [(match, i) for i in range(match.games) if str(i) not in entry["games"]]
+        played = saved.get(match.key, {}).get("games", {})
+        pending += [(match, i) for i in range(match.games) if str(i) not in played]
     pending.sort(key=lambda item: item[1])  # round robin: every match advances together
     print(f"{len(pending)} games to play", flush=True)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -116,11 +140,7 @@ def run(todo: list[Match], jobs: int) -> None:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 match = running.pop(future)
-                result = future.result()
-                saved[match.key]["games"][str(result.index)] = to_json(result)
-                save(saved)
-                write_markdown(saved)
-                played = len(saved[match.key]["games"])
+                played = record(match, future.result())
                 print(f"{match.label}: {played}/{match.games}", flush=True)
 
 
@@ -212,7 +232,8 @@ def main() -> None:
             print(f"{m.label}: {len(saved.get(m.key, {}).get('games', {}))}/{m.games}")
         return
     run(todo, args.jobs)
-    write_markdown(load())
+    with locked():
+        write_markdown(load())
 
 
 if __name__ == "__main__":
