@@ -749,7 +749,7 @@ def test_a_game_can_play_a_level_with_its_own_agent(game_id: str, level: str) ->
     assert level_spec("mcts:time=2", game_id) == "mcts:time=2"
 
 
-@pytest.mark.skipif(not GAME_LEVELS, reason="the game-specific levels need numba")
+@pytest.mark.skipif(not LEVELS["expert"].startswith("mcts:tree=compiled"), reason="needs numba")
 def test_galatjang_plays_expert_with_alpha_beta_and_the_perfect_fallback_follows() -> None:
     galatjang = boardlab.new_game("galatjang", pits=3, seeds=2)
     assert make_agent("expert", 1, "galatjang").kind == "alphabeta"
