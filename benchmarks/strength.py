@@ -15,8 +15,9 @@ games: wins, draws and losses, the score with its 95% interval, the Elo differen
 first player's score and the thinking time per action.
 
 Matches whose agents have an iteration budget give the same games on any machine and
-under any load. Those with a time budget (``mcts:time=1``) depend on the machine: run
-them alone (``--only time=``).
+under any load. Those with a time budget (``mcts:time=1``) depend on the machine: give
+every game a core of its own (``--only time=``, with nothing else running beyond one
+process per core).
 """
 
 from __future__ import annotations
@@ -63,9 +64,15 @@ class Match:
         return f"{self.game}: {self.a} vs {self.b}"
 
 
+#: ``expert``'s mean thinking time per action in each game, measured in its games against
+#: ``hard`` on the machine of strength.md (0.65 s, 0.66 s, 0.29 s), rounded up to 0.1 s:
+#: the time per action of the ``mcts`` it meets.
+EXPERT_SECONDS = {"jinli": 0.7, "linja": 0.7, "galatjang": 0.3}
+
+
 def matches() -> list[Match]:
     """The ladder (each level against the one below), mcts at 1 s a move against random
-    and greedy, and expert (about 1 s a move) against mcts given the same time."""
+    and greedy, and expert against mcts given the same time."""
     ladder = ["beginner", "easy", "medium", "hard", "expert"]
     found = []
     for game in GAMES:
@@ -74,7 +81,7 @@ def matches() -> list[Match]:
     for game in GAMES:
         found.append(Match(game, "mcts:time=1", "random", 100, 3))
         found.append(Match(game, "mcts:time=1", "greedy", 100, 2))
-        found.append(Match(game, "expert", "mcts:time=1", 100, 5))
+        found.append(Match(game, "expert", f"mcts:time={EXPERT_SECONDS[game]}", 100, 5))
     return found
 
 
