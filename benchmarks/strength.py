@@ -1,7 +1,7 @@
 """The strength of the levels and agents: every match issue #4 asks for, on each game
 with default options.
 
-    python benchmarks/strength.py [--only TEXT ...] [--jobs J] [--list]
+    python benchmarks/strength.py [--only TEXT ...] [--jobs J] [--part K/N] [--list]
 
 Each match is two agents over a fixed number of games with the seats alternating and a
 fixed seed (game i replays exactly: ``boardlab match GAME A B --games N --seed S`` plays
@@ -125,13 +125,15 @@ def to_json(result: GameResult) -> dict[str, Any]:
     }
 
 
-def run(todo: list[Match], jobs: int) -> None:
-    """Play every missing game of ``todo``, saving each as it finishes."""
+def run(todo: list[Match], jobs: int, part: tuple[int, int] = (1, 1)) -> None:
+    """Play every missing game of ``todo`` (of ``part`` K of N: the games whose index is
+    K - 1 modulo N, so N runs share the work), saving each as it finishes."""
+    k, n = part
     saved = load()
     pending = []
     for match in todo:
         played = saved.get(match.key, {}).get("games", {})
-        pending += [(match, i) for i in range(match.games) if str(i) not in played]
+        pending += [(match, i) for i in range(k - 1, match.games, n) if str(i) not in played]
     pending.sort(key=lambda item: item[1])  # round robin: every match advances together
     print(f"{len(pending)} games to play", flush=True)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -224,12 +226,23 @@ def write_markdown(saved: dict[str, Any]) -> None:
     write_atomic(MARKDOWN, "\n".join(lines) + "\n")
 
 
+def part(text: str) -> tuple[int, int]:
+    """``K/N`` with 1 <= K <= N."""
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, like 1/2, not {text!r}")
+    return int(k), int(n)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only", nargs="*", default=[], help="play the matches whose label contains any TEXT"
     )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--part", type=part, default=(1, 1), help="K/N: play only the games i with i %% N == K-1"
+    )
     parser.add_argument("--list", action="store_true", help="list the matches and stop")
     args = parser.parse_args()
     todo = [m for m in matches() if not args.only or any(t in m.label for t in args.only)]
@@ -238,7 +251,7 @@ def main() -> None:
         for m in todo:
             print(f"{m.label}: {len(saved.get(m.key, {}).get('games', {}))}/{m.games}")
         return
-    run(todo, args.jobs)
+    run(todo, args.jobs, args.part)
     with locked():
         write_markdown(load())
 
