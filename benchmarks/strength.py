@@ -8,9 +8,9 @@ fixed seed (game i replays exactly: ``boardlab match GAME A B --games N --seed S
 the same games). Every finished game is saved at once in
 ``benchmarks/results/strength.json``, keyed by the agents' full specs (a level is
 resolved to its agent, so changing a level's budget starts its matches afresh), so an
-interrupted run resumes where it stopped, and two runs (say, the matches with iteration
-budgets beside those with a time budget, one process each) can share the file.
-``strength.md`` is written from the saved
+interrupted run resumes where it stopped, and several runs can share the file (say,
+the matches with iteration budgets beside those with a time budget, one process each, or
+the parts of one match with ``--part``). ``strength.md`` is written from the saved
 games: wins, draws and losses, the score with its 95% interval, the Elo difference, the
 first player's score and the thinking time per action.
 

@@ -47,8 +47,9 @@ PYTHON_LEVELS: dict[str, str] = {
 LEVELS: dict[str, str] = COMPILED_LEVELS if find_spec("numba") else PYTHON_LEVELS
 #: Levels a game plays with another agent. Galatjang's ``beginner`` plays more random
 #: moves: against ``noise=0.5`` ``easy`` scored 0.71 (0.64 to 0.77) in 200 games, too
-#: near the ladder's 0.65; against 0.7, 0.80 (0.73 to 0.85). Its ``expert`` is alpha-beta, which wins from the losing seat against
-#: ``hard`` where the MCTS of the same time does not (docs/ai.md).
+#: near the ladder's 0.65; against 0.7, 0.80 (0.73 to 0.85). Its ``expert`` is
+#: alpha-beta, which wins from the losing seat against ``hard`` where the MCTS of the
+#: same time does not (docs/ai.md).
 GAME_LEVELS: dict[str, dict[str, str]] = {
     "galatjang": {
         "beginner": "greedy:noise=0.7",

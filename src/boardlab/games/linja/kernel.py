@@ -138,6 +138,7 @@ def _occupied(w: int) -> int:
 
 @njit(cache=True)
 def full_rows(t: int) -> int:
+    """The rows 1..6 (bit r) holding six pieces, from ``t``, the two sides' words summed."""
     return _gather(t + FULL) & FIELD
 
 
@@ -209,6 +210,7 @@ def _bonus_action(m: int, k: int) -> int:
 
 @njit(cache=True)
 def sides_passed(b: int, r: int) -> bool:
+    """Every black piece stands in a higher row than every red one (rules.has_passed)."""
     return bool(LOW[_occupied(b)] > HIGH[_occupied(r)])
 
 
