@@ -1,7 +1,7 @@
 """The strength of the levels and agents: every match issue #4 asks for, on each game
 with default options.
 
-    python benchmarks/strength.py [--only TEXT ...] [--jobs J] [--part K/N] [--list]
+    python benchmarks/strength.py [--only TEXT ...] [--jobs J] [--part K/N] [--list] [--table]
 
 Each match is two agents over a fixed number of games with the seats alternating and a
 fixed seed (game i replays exactly: ``boardlab match GAME A B --games N --seed S`` plays
@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from boardlab.ai import GAME_LEVELS, LEVELS, level_spec
@@ -163,7 +164,7 @@ def summary(match: Match, games: dict[str, dict[str, Any]]) -> str:
     elo, elo_low, elo_high = score.elo()
     first = sum(g["a_score"] if g["a_first"] else 1 - g["a_score"] for g in results)
     per_move = [
-        sum(g["seconds"][side] for g in results) / max(1, sum(g["choices"][side] for g in results))
+        median(g["seconds"][side] / g["choices"][side] for g in results if g["choices"][side])
         for side in (0, 1)
     ]
     length = sum(g["actions"] for g in results) / len(results)
@@ -206,9 +207,9 @@ def write_markdown(saved: dict[str, Any]) -> None:
         "Wilson interval; *Elo*: the difference that score implies; *first player*: the "
         "mean result of whoever sat first (the seat's advantage); *pairs*: games 2k and "
         "2k+1 (each side first once) as one pair, won by the more points over both, "
-        "W-D-L and score; *length*: actions per "
-        "game; *s/action*: each side's mean thinking time per action it chose (with two "
-        "games at once on two cores).",
+        "W-D-L and score; *length*: actions per game; *s/action*: each side's thinking "
+        "time per action it chose, the median over the games (a game from a busy machine "
+        "does not move it; two games at once on two cores).",
         "",
         f"Levels: {levels}.",
         "",
@@ -244,7 +245,14 @@ def main() -> None:
         "--part", type=part, default=(1, 1), help="K/N: play only the games i with i %% N == K-1"
     )
     parser.add_argument("--list", action="store_true", help="list the matches and stop")
+    parser.add_argument(
+        "--table", action="store_true", help="write strength.md from the saved games and stop"
+    )
     args = parser.parse_args()
+    if args.table:
+        with locked():
+            write_markdown(load())
+        return
     todo = [m for m in matches() if not args.only or any(t in m.label for t in args.only)]
     if args.list:
         saved = load()
