@@ -65,10 +65,10 @@ class Match:
         return f"{self.game}: {self.a} vs {self.b}"
 
 
-#: ``expert``'s mean thinking time per action in each game, measured in its games against
-#: ``hard`` on the machine of strength.md (0.65 s, 0.66 s, 0.29 s), rounded up to 0.1 s:
-#: the time per action of the ``mcts`` it meets.
-EXPERT_SECONDS = {"jinli": 0.7, "linja": 0.7, "galatjang": 0.3}
+#: ``expert``'s thinking time per action in each game, measured in its games against
+#: ``hard`` with a core per game (over all actions 0.68 s, 0.68 s, 0.32 s; the median
+#: game 0.68 s, 0.68 s, 0.34 s), rounded up: the time per action of the mcts it meets.
+EXPERT_SECONDS = {"jinli": 0.7, "linja": 0.7, "galatjang": 0.35}
 
 
 def matches() -> list[Match]:
