@@ -82,3 +82,14 @@ def test_analyze_command_values_every_legal_action(capsys: pytest.CaptureFixture
     assert sorted(row[0] for row in rows) == ["s1", "s2", "s3"]
     assert out[-1].startswith("best: ")
     assert rows[0][0] == out[-1].split()[1].rstrip(",")
+
+
+def test_analyze_reports_the_search_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    """MCTS names its iterations beside the nodes; alpha-beta, which has none, only nodes.
+    (Jin Li has no solver, so the agents answer.)"""
+    assert main(["analyze", "jinli", "--agent", "mcts:iterations=300"]) == 0
+    header = capsys.readouterr().out.splitlines()[1]
+    assert ", 300 iterations, 300 nodes, " in header
+    assert main(["analyze", "jinli", "--agent", "alphabeta:depth=2"]) == 0
+    header = capsys.readouterr().out.splitlines()[1]
+    assert header.startswith("alphabeta:depth=2: depth 2, ") and "iterations" not in header

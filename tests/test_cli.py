@@ -76,6 +76,36 @@ def test_replay_reads_a_record_file(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert out.splitlines()[0] == "5,1,1,2,1,1,1,0/0,1,1,1,1,1,1,6 r o 0 1"
 
 
+def test_replay_reads_the_game_from_the_records_when_game_is_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "games.txt"
+    path.write_text('[Game "linja"]\n\n1. 0-1 1-3 *\n\n[Game "galatjang"]\n\n1. s1 s2 *\n')
+    status, out, _ = run(["replay", str(path)], capsys)
+    assert status == 0
+    assert out.splitlines()[::2] == [
+        "5,1,1,2,1,1,1,0/0,1,1,1,1,1,1,6 r o 0 1",
+        "1,0,8,8,8,8/7,0,7,7,0,7 10/1 n 1 1",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "message"),
+    [
+        ("0-1 1-3", [], "the record has no Game tag: name the game"),
+        ('[Game "linja"] 0-1', ["-o", "ruleset=extra-turn"], "--option and --position need"),
+    ],
+)
+def test_replay_without_game_needs_a_game_tag_and_no_options(
+    text: str, extra: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "game.txt"
+    path.write_text(text)
+    status, out, err = run(["replay", str(path), *extra], capsys)
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1 and message in err, err
+
+
 def test_replay_from_a_position(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["replay", "galatjang", "--position", "0,0,1/1,0,0 8/8 s 1 3"]
     # s3 ends in South's store, but South has no seed left: North's turn. n1's seed lands

@@ -16,7 +16,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, NoReturn
 
-from boardlab.core.errors import BoardlabError
+from boardlab.core.errors import BoardlabError, UnknownGameError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Position
 from boardlab.core.perft import perft
@@ -132,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--rebuild", action="store_true", help="build even if the table exists")
     solve.add_argument("--verify", action="store_true", help="check the table's checksum")
     replay = command("replay", "play a record or a list of actions; print the final position")
+    replay.epilog = (
+        "GAME may be left out before a file of records that name their game in a Game tag, "
+        "as `boardlab match --records` writes them: boardlab replay games.txt"
+    )
     with_options(replay)
     replay.add_argument(
         "file",
@@ -217,14 +221,32 @@ def _perft_counter(engine: str, game_id: str, depth: int) -> Callable[[Position[
     return lambda position, d: compiled_perft(position.game, position.state, d)
 
 
+def _replay_source(args: argparse.Namespace) -> tuple[Game[Any] | None, str | None]:
+    """The game and the file to replay. GAME may be left out before a file of records
+    that name their game (``boardlab replay games.txt``, as ``match --records`` writes)."""
+    try:
+        return _game(args), args.file
+    except UnknownGameError:
+        if args.file is not None or not Path(args.game).is_file():
+            raise
+    if args.option or args.position:
+        raise BoardlabError(
+            "--option and --position need the game: boardlab replay GAME FILE "
+            f"(GAME is one of {', '.join(game_ids())})"
+        )
+    return None, args.game
+
+
 def run_replay(args: argparse.Namespace) -> int:
-    game = _game(args)
-    text = Path(args.file).read_text(encoding="utf-8") if args.file else sys.stdin.read()
-    options = game.schema.parse_assignments(args.option, game.id)
+    game, file = _replay_source(args)
+    text = Path(file).read_text(encoding="utf-8") if file else sys.stdin.read()
+    options = game.schema.parse_assignments(args.option, game.id) if game else None
     texts = [text] if text.lstrip().startswith("{") else split_records(text) or [text]
     for number, part in enumerate(texts, 1):
         try:
-            record = GameRecord.read(part, game=game.id, options=options, start=args.position)
+            record = GameRecord.read(
+                part, game=game.id if game else None, options=options, start=args.position
+            )
         except RecordError as error:
             if error.index is None:
                 raise
@@ -325,7 +347,11 @@ def run_analyze(args: argparse.Namespace) -> int:
     analyze = getattr(agent, "analyze", agent.choose)
     choice = analyze(position)
     print(f"{position.position_string()}  ({position.player} to act)")
-    print(f"{args.agent}: depth {choice.depth}, {choice.nodes} nodes, {choice.seconds:.1f} s")
+    iterations = f"{choice.iterations} iterations, " if choice.iterations else ""
+    print(
+        f"{args.agent}: depth {choice.depth}, {iterations}{choice.nodes} nodes, "
+        f"{choice.seconds:.2f} s"
+    )
     rows = sorted(choice.action_values, key=lambda row: (-row[1], -row[2]))
     print(f"  {'action':<8} {'value':>7} {'visits':>7}")
     for action, value, visits in rows:
