@@ -36,7 +36,8 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from boardlab.ai import GAME_LEVELS, LEVELS, level_spec
+import boardlab
+from boardlab.ai import LEVELS, level_spec, levels
 from boardlab.arena import GameResult, Score, play_game
 from boardlab.core.files import write_atomic
 
@@ -195,9 +196,11 @@ def pair_score(games: dict[str, dict[str, Any]]) -> Score:
 
 
 def write_markdown(saved: dict[str, Any]) -> None:
-    levels = ", ".join(f"`{name}` = `{spec}`" for name, spec in LEVELS.items())
-    for game, chosen in GAME_LEVELS.items():
-        levels += "; in " + game + ": " + ", ".join(f"`{n}` = `{s}`" for n, s in chosen.items())
+    shown = ", ".join(f"`{name}` = `{spec}`" for name, spec in LEVELS.items())
+    for game in boardlab.game_ids():
+        chosen = {n: s for n, s in levels(boardlab.game_class(game)).items() if LEVELS[n] != s}
+        if chosen:
+            shown += "; in " + game + ": " + ", ".join(f"`{n}` = `{s}`" for n, s in chosen.items())
     lines = [
         "# Strength of the levels and agents",
         "",
@@ -211,7 +214,7 @@ def write_markdown(saved: dict[str, Any]) -> None:
         "time per action it chose, the median over the games (a game from a busy machine "
         "does not move it; two games at once on two cores).",
         "",
-        f"Levels: {levels}.",
+        f"Levels: {shown}.",
         "",
         "| game | match | games | W-D-L | score (95% interval) | Elo (95% interval) "
         "| first player | pairs | length | s/action |",

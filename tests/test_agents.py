@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import boardlab
-from boardlab.ai import GAME_LEVELS, LEVELS, Choice, Limit, level_spec, make_agent, parse_spec
+from boardlab.ai import LEVELS, Choice, Limit, level_spec, levels, make_agent, parse_spec
 from boardlab.ai.alphabeta import AlphaBetaAgent
 from boardlab.ai.mcts import MctsAgent
 from boardlab.core.game import Game, Position
@@ -742,7 +742,7 @@ def test_levels(level: str) -> None:
 @pytest.mark.parametrize("game_id", GAMES)
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_a_game_can_play_a_level_with_its_own_agent(game_id: str, level: str) -> None:
-    spec = GAME_LEVELS.get(game_id, {}).get(level, LEVELS[level])
+    spec = levels(boardlab.game_class(game_id))[level]
     assert level_spec(level, game_id) == level_spec(f" {level.upper()} ", game_id) == spec
     assert make_agent(level, 1, game_id).spec() == make_agent(spec, 1).spec()
     assert level_spec(level) == LEVELS[level]  # without a game: the general level

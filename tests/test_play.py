@@ -29,7 +29,6 @@ from boardlab.ai import make_agent
 from boardlab.core.game import Outcome, Position
 from boardlab.core.record import GameRecord
 from boardlab.ui.narrate import explain
-from boardlab.ui.terminal import REASONS
 from boardlab.ui.views import view
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -124,7 +123,10 @@ def result_line(outcome: Outcome) -> str:
         for name, score in zip(outcome.players, outcome.points, strict=True)
     )
     who = "Draw" if outcome.winner is None else f"{outcome.winner_name.capitalize()} wins"
-    return f"{who}: {REASONS[outcome.reason]} ({points})."
+    game = next(
+        g for g in map(boardlab.game_class, boardlab.game_ids()) if g.players == outcome.players
+    )
+    return f"{who}: {game.reason_words(outcome.reason)} ({points})."
 
 
 def render(position: Position[Any], last: Sequence[tuple[Position[Any], int]] = ()) -> str:
@@ -961,69 +963,69 @@ def played(position: Position[Any], words: str) -> tuple[Position[Any], list[Any
 
 JINLI_BOARD = """\
       a  b  c  d  e  f  g
-  7   o  o  o  .  .  o  o   7
-  6   .  o  .  .  .  .  Y   6
-  5   .  o  .  .  .  o  .   5
-  4   .  .  .  .  o  .  .   4
-  3   R  o  .  .  o  o  .   3
-  2   .  .  . [.] o [o] .   2
-  1   o  Y [R] .  .  o  o   1
+   7  o  o  o  .  .  o  o  7
+   6  .  o  .  .  .  .  Y  6
+   5  .  o  .  .  .  o  .  5
+   4  .  .  .  .  o  .  .  4
+   3  R  o  .  .  o  o  .  3
+   2  .  .  . [.] o [o] .  2
+   1  o  Y [R] .  .  o  o  1
       a  b  c  d  e  f  g
-   Red      2 points    1 stone in supply
- > Yellow   2 points    2 stones in supply
-   turn 20, yellow to swim or jump, target 10 points
+   Red     2 points, 1 stone in supply
+ > Yellow  2 points, 2 stones in supply
+   turn 20, Yellow: swim or jump, target 10 points
 """
 
 JINLI_OVER = """\
       a  b  c  d  e  f  g
-  7   .  .  .  .  .  .  .   7
-  6   .  .  .  .  .  .  .   6
-  5   .  .  .  .  .  .  .   5
-  4   .  .  .  .  .  .  .   4
-  3   .  . [R] Y  .  .  .   3
-  2   .  o  .  .  .  .  .   2
-  1  [.] .  Y  .  .  .  R   1
+   7  .  .  .  .  .  .  .  7
+   6  .  .  .  .  .  .  .  6
+   5  .  .  .  .  .  .  .  5
+   4  .  .  .  .  .  .  .  4
+   3  .  . [R] Y  .  .  .  3
+   2  .  o  .  .  .  .  .  2
+   1 [.] .  Y  .  .  .  R  1
       a  b  c  d  e  f  g
-   Red      3 points   10 stones in supply
-   Yellow   2 points   10 stones in supply
+   Red     3 points, 10 stones in supply
+   Yellow  2 points, 10 stones in supply
    game over after 7 turns, target 3 points
 """
 
 LINJA_BOARD = """\
-  row  black         red
-   7                RRRRR        red start, black goal
-   6
-   5                R
-   4                RR
-   3   BBBB         RR           full
-   2   BB           R                                  <- 0-2
-   1   BB           R                                  <- 0-1
-   0   BBBB                      black start, red goal
-   Black  -34 points if the game ended now
- > Red    -22 points if the game ended now
-   turn 10, opening move due
+   row
+     7  RRRRR   red start, black goal
+     6
+     5  R
+     4  RR
+     3  BBBBRR                   full
+     2 [BBR   ]
+     1 [BBR   ]
+     0 [BBBB  ] black start, red goal
+   Black  -34 points
+ > Red    -22 points
+   turn 10, Red: opening move, points as if the game ended now
 """
 
 GALATJANG_BOARD = """\
-          n4   n3   n2   n1
-           5    0    0    x
- North  3                     6 South
-           5    0    4  [ 1]
-          s1   s2   s3   s4
-   South   6 in store, 10 in pits
- > North   3 in store,  5 in pits, 1 blocked
-   round 2 of 3, turn 2, north to sow
+      n4  n3  n2  n1
+       5   0   0   x
+   3                  6
+       5   0   4 [ 1]
+      s1  s2  s3  s4
+   South  6 in store, 10 in pits
+ > North  3 in store, 5 in pits, 1 blocked
+   turn 2, North: sow a pit, round 2 of 3
 """
 
 GALATJANG_START = """\
-          n6   n5   n4   n3   n2   n1
-           6    6    6    6    6    6
- North  0                               0 South
-           6    6    6    6    6    6
-          s1   s2   s3   s4   s5   s6
- > South   0 in store, 36 in pits
-   North   0 in store, 36 in pits
-   turn 1, south to sow
+      n6  n5  n4  n3  n2  n1
+       6   6   6   6   6   6
+   0                          0
+       6   6   6   6   6   6
+      s1  s2  s3  s4  s5  s6
+ > South  0 in store, 36 in pits
+   North  0 in store, 36 in pits
+   turn 1, South: sow a pit
 """
 
 BOARDS = [

@@ -20,6 +20,8 @@ from boardlab.ai.mcts import MctsAgent
 from boardlab.ai.perfect import PerfectAgent
 from boardlab.ai.simple import GreedyAgent, RandomAgent
 from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Game
+from boardlab.core.registry import game_class
 
 AGENTS: dict[str, type[Agent]] = {
     cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent, PerfectAgent)
@@ -44,30 +46,49 @@ PYTHON_LEVELS: dict[str, str] = {
     "expert": "mcts:time=4,rollout=heuristic",
     "perfect": "perfect",
 }
-LEVELS: dict[str, str] = COMPILED_LEVELS if find_spec("numba") else PYTHON_LEVELS
-#: Levels a game plays with another agent. Galatjang's ``beginner`` plays more random
-#: moves: against ``noise=0.5`` ``easy`` scored 0.71 (0.64 to 0.77) in 200 games, too
-#: near the ladder's 0.65; against 0.7, 0.80 (0.73 to 0.85). Its ``expert`` is
-#: alpha-beta, which wins from the losing seat against ``hard`` where the MCTS of the
-#: same time does not (docs/ai.md).
-GAME_LEVELS: dict[str, dict[str, str]] = {
-    "galatjang": {
-        "beginner": "greedy:noise=0.7",
-        **({"expert": "alphabeta:engine=compiled,nodes=2000000"} if find_spec("numba") else {}),
-    }
-}
+#: The levels' names, weakest first.
+LEVEL_NAMES = tuple(COMPILED_LEVELS)
 DEFAULT_LEVEL = "medium"
+
+
+def compiled(game: Game[Any] | type[Game[Any]] | None) -> bool:
+    """Whether ``game`` plays with the compiled kernels: numba is installed and the game
+    has a kernel (any game, when none is named)."""
+    return bool(find_spec("numba")) and (game is None or game.kernel is not None)
+
+
+def levels(game: Game[Any] | type[Game[Any]] | None = None) -> dict[str, str]:
+    """Every level's agent spec as ``game`` plays it: the common table (compiled or
+    Python) with the game's own choices (``Game.levels``, ``Game.compiled_levels``)."""
+    fast = compiled(game)
+    table = dict(COMPILED_LEVELS if fast else PYTHON_LEVELS)
+    if game is not None:
+        table.update(game.levels)
+        if fast:
+            table.update(game.compiled_levels)
+    return table
+
+
+#: The levels as a game without its own choices plays them on this install.
+LEVELS: dict[str, str] = levels()
+
+
+def _game_class(game: Game[Any] | str | None) -> type[Game[Any]] | None:
+    if game is None:
+        return None
+    return game_class(game) if isinstance(game, str) else type(game)
+
 
 _TYPES: dict[str, type] = {"time": float, "iterations": int, "nodes": int, "depth": int}
 
 
-def level_spec(spec: str, game: str | None = None) -> str:
-    """The agent spec a level names in ``game`` (any other spec as it is)."""
-    name = spec.strip().lower()
-    return GAME_LEVELS.get(game or "", {}).get(name) or LEVELS.get(name) or spec.strip()
+def level_spec(spec: str, game: Game[Any] | str | None = None) -> str:
+    """The agent spec a level names in ``game`` (a game or its id; any other spec as it
+    is)."""
+    return levels(_game_class(game)).get(spec.strip().lower(), spec.strip())
 
 
-def parse_spec(spec: str, game: str | None = None) -> tuple[str, dict[str, Any]]:
+def parse_spec(spec: str, game: Game[Any] | str | None = None) -> tuple[str, dict[str, Any]]:
     """``kind:key=value,key=value`` (or a level name, as ``game`` plays it) into the kind
     and its settings."""
     text = level_spec(spec, game)
@@ -100,7 +121,7 @@ def parse_spec(spec: str, game: str | None = None) -> tuple[str, dict[str, Any]]
     return kind, settings
 
 
-def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> Agent:
+def make_agent(spec: str, seed: int | None = None, game: Game[Any] | str | None = None) -> Agent:
     """The agent a spec names: a level (``medium``; ``game`` picks the agent that game
     plays the level with), an agent (``random``), or an agent with parameters
     (``mcts:time=2``, ``alphabeta:depth=6``)."""
@@ -110,8 +131,8 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> A
 
 __all__ = [
     "AGENTS",
-    "GAME_LEVELS",
     "LEVELS",
+    "LEVEL_NAMES",
     "Agent",
     "AlphaBetaAgent",
     "Choice",
@@ -121,6 +142,7 @@ __all__ = [
     "PerfectAgent",
     "RandomAgent",
     "level_spec",
+    "levels",
     "make_agent",
     "parse_spec",
 ]

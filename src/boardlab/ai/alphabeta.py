@@ -119,7 +119,7 @@ class AlphaBetaAgent(Agent):
                 except ImportError as error:
                     raise BoardlabError(
                         f"agent 'alphabeta' with engine=compiled needs numba and a compiled "
-                        f"kernel for {game.id!r} ({error})"
+                        f"kernel for {game.name} ({error})"
                     ) from None
             found = self._compiled_search.search(
                 position.state,

@@ -199,7 +199,7 @@ class MctsAgent(Agent):
 
     def _compiled_rollout(self, game: Game[Any], rng: random.Random) -> Any:
         """The game's compiled random rollout, if wanted and available, else None."""
-        if self.rollout_kind != "random" or not self.compiled:
+        if self.rollout_kind != "random" or not self.compiled or game.kernel is None:
             return None
         try:
             from boardlab.fast.batch import rollout_function

@@ -8,12 +8,14 @@ NamedTuple of small integers), which is what search code and compiled kernels wo
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
 
+from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.options import OptionSchema, OptionValue
 
@@ -49,7 +51,12 @@ class Outcome:
 
 
 class Game(ABC, Generic[State]):
-    """A game with its options fixed. Immutable; equal when the id and options are equal."""
+    """A game with its options fixed. Immutable; equal when the id and options are equal.
+
+    Besides its rules a game declares, in one place, everything the tools around it need
+    (the CLI, terminal play, agents, solvers, the browser, the RL adapters): they read
+    these declarations and never name a game.
+    """
 
     id: ClassVar[str]
     name: ClassVar[str]
@@ -58,6 +65,26 @@ class Game(ABC, Generic[State]):
     summary: ClassVar[str]
     #: The rules in brief, a few paragraphs of plain text for ``boardlab rules``.
     brief: ClassVar[str]
+
+    # ------------------------------------------------------------------ declarations
+    #: The players' colours (CSS hex), chosen so that colour-blind players tell them apart.
+    colours: ClassVar[tuple[str, str]] = ("#0072b2", "#e69f00")
+    #: The unit of points, singular and plural.
+    point_words: ClassVar[tuple[str, str]] = ("point", "points")
+    #: Every reason word of an outcome, in words (``resign`` is common to all games).
+    reasons: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    #: A sentence for a UI's help on how this game's actions may be typed, or empty.
+    input_hint: ClassVar[str] = ""
+    #: The module of the compiled kernel (see ``boardlab.fast``), or None.
+    kernel: ClassVar[str | None] = None
+    #: The perft depth from which the compiled kernel beats the Python rules.
+    compiled_perft_from: ClassVar[int] = 8
+    #: The exact solver, ``module:Class`` (a ``boardlab.solve.Solver``), or None.
+    solver: ClassVar[str | None] = None
+    #: Levels this game plays with another agent spec than the common table, and those
+    #: it plays so only with the compiled kernels (``boardlab.ai.levels``).
+    levels: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    compiled_levels: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def __init__(self, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         given = dict(options or {})
@@ -128,6 +155,38 @@ class Game(ABC, Generic[State]):
     @abstractmethod
     def render(self, state: State) -> str:
         """The board as plain text."""
+
+    # ------------------------------------------------------------------ presentation
+    @abstractmethod
+    def board_model(self, state: State) -> Board:
+        """The board of ``state`` for renderers: places, pieces, tallies, what is due."""
+
+    @abstractmethod
+    def action_parts(self, state: State, action: int) -> ActionParts:
+        """The anatomy of a legal ``action``: its kind and the places it involves."""
+
+    @abstractmethod
+    def due(self, state: State) -> str:
+        """What the player to act must do, in a few words (``swim or jump``)."""
+
+    def narrate(self, state: State, action: int) -> list[Note]:
+        """What a legal ``action`` does, as notes a renderer turns into sentences; a game
+        overrides this to explain its rules as they happen."""
+        player = self.players[self.to_act(state)].capitalize()
+        shown = self.format_action(state, action)
+        return [Note("play", "{player} plays {action}.", {"player": player, "action": shown})]
+
+    def evaluate(self, state: State, player: int) -> float:
+        """How the game stands for ``player``, in (-0.9, 0.9), for the searching agents
+        (a proven win or loss counts 1 or -1, always more). By default the point
+        difference; a game with a better estimate overrides it."""
+        points = self.points(state)
+        return 0.9 * math.tanh((points[player] - points[1 - player]) / 10.0)
+
+    @classmethod
+    def reason_words(cls, reason: str) -> str:
+        """Why a game ended, in words."""
+        return "resignation" if reason == "resign" else cls.reasons.get(reason, reason)
 
     # ------------------------------------------------------------------ public face
     def initial(self) -> Position[State]:

@@ -1,6 +1,6 @@
 """Compiled kernels (numba, nopython mode, cached on disk) over the compact state.
 
-Each game has a ``kernel`` module (``boardlab.games.<id>.kernel``) with the same
+A game that declares a ``kernel`` module (``Game.kernel``) offers in it the same
 functions over a flat ``int64`` state array ``s`` and an ``int64`` options array ``p``:
 
 * ``legal(s, p, out) -> int``: the legal actions, in the engine's ints and ascending

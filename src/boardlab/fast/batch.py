@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.fast import rng
 
@@ -21,8 +22,10 @@ FIRST_WINS, SECOND_WINS, DRAWS, ACTIONS, ACTIONS_SQUARED = range(5)
 
 
 def kernel_for(game: Game[Any]) -> ModuleType:
-    """The compiled kernel module of a game."""
-    return importlib.import_module(f"boardlab.games.{game.id}.kernel")
+    """The compiled kernel module a game declares (``Game.kernel``)."""
+    if game.kernel is None:
+        raise BoardlabError(f"{game.name} has no compiled kernel: use the Python agents")
+    return importlib.import_module(game.kernel)
 
 
 @njit(cache=False)

@@ -25,7 +25,7 @@ from boardlab.core.errors import BoardlabError, InvalidNotationError
 from boardlab.core.game import Position
 from boardlab.core.record import GameRecord, add_action_token
 from boardlab.ui.narrate import explain
-from boardlab.ui.views import phase_words, view
+from boardlab.ui.views import view
 
 HELP = """\
 Type an action, several actions of your turn at once, or the number of an action from
@@ -39,17 +39,6 @@ Type an action, several actions of your turn at once, or the number of an action
   resign         give up this game
   quit           leave (an unfinished game is saved first)
   help           this text"""
-
-REASONS = {
-    "target": "reached the target",
-    "passes": "two passes in a row",
-    "turn_cap": "the turn limit was reached",
-    "no_moves": "the player to move could not move",
-    "passed": "the sides have passed each other",
-    "no_seeds": "a player to move had no seeds",
-    "cannot_fill": "a player could not fill a single pit",
-    "resign": "resignation",
-}
 
 
 class Quit(Exception):
@@ -95,7 +84,7 @@ class TerminalGame:
         self.echo = echo
         self.delay = delay
         self.autosave = autosave
-        self.hint_agent = hint_agent or make_agent("hard", 0, record.game.id)
+        self.hint_agent = hint_agent or make_agent("hard", 0, record.game)
         #: the number of actions in the last saved (or loaded) record
         self.saved_length = len(record) if record.actions else 0
 
@@ -147,13 +136,7 @@ class TerminalGame:
 
     def prompt(self) -> str:
         position = self.position
-        who = position.player.capitalize()
-        if position.game.id == "jinli":
-            doing = {"m": "swim or jump", "d": "drop a stone", "g": "give a stone back"}
-            return f"{who}, {doing[position.phase]}> "
-        if position.game.id == "linja":
-            return f"{who}, {phase_words(position).removesuffix(' due')}> "
-        return f"{who}, sow a pit> "
+        return f"{position.player.capitalize()}, {position.game.due(position.state)}> "
 
     # ------------------------------------------------------------------ people
     def read_and_act(self) -> None:
@@ -207,9 +190,21 @@ class TerminalGame:
         return [word for _, word in words]
 
     @staticmethod
+    def numbers_are_actions(position: Position[Any]) -> bool:
+        """Whether a bare number is an action string of the game (a pit to sow), so the
+        ``moves`` list needs no numbers of its own."""
+        try:
+            position.game.parse_action(position.state, "1")
+        except InvalidNotationError:
+            return False
+        except BoardlabError:
+            return True
+        return True
+
+    @staticmethod
     def action_from(position: Position[Any], word: str) -> int:
         """An action string, or else the number of an action in the ``moves`` list (where
-        a bare number is not itself an action string, as it is in Galatjang)."""
+        a bare number is not itself an action string)."""
         try:
             return position.parse_action(word)
         except InvalidNotationError:
@@ -266,12 +261,12 @@ class TerminalGame:
     # ------------------------------------------------------------------ commands
     def cmd_help(self, _: str) -> None:
         self.console.print(HELP, markup=False, highlight=False)
-        if self.position.game.id == "galatjang":
-            self.console.print("A bare number is a pit of yours: 3 is s3 for South.")
+        if self.position.game.input_hint:
+            self.console.print(self.position.game.input_hint, markup=False, highlight=False)
 
     def cmd_moves(self, _: str) -> None:
         strings = self.position.legal_action_strings()
-        if self.position.game.id == "galatjang":  # a bare number already names a pit
+        if self.numbers_are_actions(self.position):
             self.console.print(f"Legal: {'  '.join(strings)}", markup=False, highlight=False)
             return
         items = [f"{n}. {s}" for n, s in enumerate(strings, 1)]
@@ -383,7 +378,7 @@ class TerminalGame:
             f"{name.capitalize()} {score}"
             for name, score in zip(players, outcome.points, strict=True)
         )
-        why = REASONS.get(outcome.reason, outcome.reason)
+        why = self.position.game.reason_words(outcome.reason)
         who = "Draw" if outcome.winner is None else f"{outcome.winner_name.capitalize()} wins"
         self.console.print(f"{who}: {why} ({points}).", markup=False)
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
+from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Game, Outcome
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
-from boardlab.games.galatjang import rules
+from boardlab.games.galatjang import present, rules
 from boardlab.games.galatjang.rules import (
     BLOCKED,
     NORTH,
@@ -58,6 +60,25 @@ one pit loses. The round's winner starts the next.
 Actions: s3, n5 (the pit sown), or a bare pit number of the side to act.
 Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 s 1 0.
 """
+    colours = ("#e69f00", "#56b4e9")
+    point_words = ("seed", "seeds")
+    reasons = MappingProxyType(
+        {
+            "no_seeds": "a player to move had no seeds",
+            "turn_cap": "the turn limit was reached",
+            "cannot_fill": "a player could not fill a single pit",
+        }
+    )
+    input_hint = "A bare number is a pit of yours: 3 is s3 for South."
+    kernel = "boardlab.games.galatjang.kernel"
+    compiled_perft_from = 9
+    solver = "boardlab.solve.galatjang:GalatjangEndgame"
+    #: ``beginner`` plays more random moves: against ``noise=0.5`` ``easy`` scored 0.71
+    #: (0.64 to 0.77) in 200 games, too near the ladder's 0.65; against 0.7, 0.80 (0.73
+    #: to 0.85). ``expert`` is alpha-beta, which wins from the losing seat against
+    #: ``hard`` where the MCTS of the same time does not (docs/ai.md).
+    levels = MappingProxyType({"beginner": "greedy:noise=0.7"})
+    compiled_levels = MappingProxyType({"expert": "alphabeta:engine=compiled,nodes=2000000"})
     schema = OptionSchema(
         (
             Option("pits", 6, "pits in each row", low=1, high=MAX_PITS),
@@ -235,6 +256,22 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 f"illegal galatjang action {text!r}: the pits are {mover}1-{mover}{pits}"
             )
         return pit - 1
+
+    # ------------------------------------------------------------------ presentation
+    def board_model(self, state: GalatjangState) -> Board:
+        return present.board_model(self, state)
+
+    def action_parts(self, state: GalatjangState, action: int) -> ActionParts:
+        return present.action_parts(state, action)
+
+    def due(self, state: GalatjangState) -> str:
+        return "sow a pit"
+
+    def narrate(self, state: GalatjangState, action: int) -> list[Note]:
+        return present.narrate(self, state, action)
+
+    def evaluate(self, state: GalatjangState, player: int) -> float:
+        return present.evaluate(self, state, player)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: GalatjangState) -> str:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Any
 
+from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Game, Outcome
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
-from boardlab.games.jinli import rules
+from boardlab.games.jinli import present, rules
+from boardlab.games.jinli.present import square_name
 from boardlab.games.jinli.rules import (
     DIRECTIONS,
     DROP,
@@ -37,10 +40,6 @@ START_SQUARES = {
 }
 SQUARE = re.compile(r"[a-g][1-7]")
 ACTION_FORMS = "a swim or jump like a1-b2 or a1-c3, a drop like @d4, a give like xe5, or pass"
-
-
-def square_name(square: int) -> str:
-    return "abcdefg"[square % SIZE] + str(square // SIZE + 1)
 
 
 def piece_at(state: JinLiState, square: int, empty: str) -> str:
@@ -86,6 +85,17 @@ Actions: a1-b2 (swim), a1-c3 (jump), @d4 (drop), xe5 (give), pass.
 Position: BOARD SIDE PHASE STONES SCORES PASSES TURNS,
 e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
 """
+    colours = ("#d55e00", "#f0c419")
+    reasons = MappingProxyType(
+        {
+            "target": "reached the target",
+            "passes": "two passes in a row",
+            "turn_cap": "the turn limit was reached",
+            "no_moves": "the player to move could not move",
+        }
+    )
+    kernel = "boardlab.games.jinli.kernel"
+    compiled_perft_from = 6
     schema = OptionSchema(
         (
             Option(
@@ -302,6 +312,22 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         raise IllegalActionError(
             f"illegal jinli action {text!r}: a koi swims one square or jumps two in a line"
         )
+
+    # ------------------------------------------------------------------ presentation
+    def board_model(self, state: JinLiState) -> Board:
+        return present.board_model(self, state)
+
+    def action_parts(self, state: JinLiState, action: int) -> ActionParts:
+        return present.action_parts(state, action)
+
+    def due(self, state: JinLiState) -> str:
+        return present.DUE[state.phase]
+
+    def narrate(self, state: JinLiState, action: int) -> list[Note]:
+        return present.narrate(self, state, action)
+
+    def evaluate(self, state: JinLiState, player: int) -> float:
+        return present.evaluate(self, state, player)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: JinLiState) -> str:

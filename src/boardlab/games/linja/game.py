@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Any
 
+from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, split_fields
 from boardlab.core.game import Game, Outcome
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
-from boardlab.games.linja import rules
+from boardlab.games.linja import present, rules
 from boardlab.games.linja.rules import (
     BLACK,
     BONUS,
@@ -66,6 +68,17 @@ Actions: FROM-TO with absolute rows (0-1, 3-7), o4-5 for an opponent piece (nast
 Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 0 0
 (phase o opening, fN follow-up of N, b bonus; + marks an extra turn).
 """
+    colours = ("#303030", "#d55e00")
+    reasons = MappingProxyType(
+        {
+            "passed": "the sides have passed each other",
+            "passes": "two passes in a row",
+            "turn_cap": "the turn limit was reached",
+        }
+    )
+    kernel = "boardlab.games.linja.kernel"
+    compiled_perft_from = 9
+    solver = "boardlab.solve.linja:LinjaSolution"
     schema = OptionSchema(
         (
             Option("first", "black", "the player who moves first", choices=("black", "red")),
@@ -232,6 +245,22 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             raise InvalidNotationError(f"invalid linja action {text!r}: expected {ACTION_FORMS}")
         code = int(match.group(2)) * ROWS + int(match.group(3))
         return code + NASTY if match.group(1) else code
+
+    # ------------------------------------------------------------------ presentation
+    def board_model(self, state: LinjaState) -> Board:
+        return present.board_model(self, state)
+
+    def action_parts(self, state: LinjaState, action: int) -> ActionParts:
+        return present.action_parts(state, action)
+
+    def due(self, state: LinjaState) -> str:
+        return present.due(state)
+
+    def narrate(self, state: LinjaState, action: int) -> list[Note]:
+        return present.narrate(self, state, action)
+
+    def evaluate(self, state: LinjaState, player: int) -> float:
+        return present.evaluate(self, state, player)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: LinjaState) -> str:

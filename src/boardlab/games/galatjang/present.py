@@ -1,0 +1,206 @@
+"""Galatjang as the tools show it: the ring of pits and stores as a board model, the
+anatomy of a sowing, the narration of every seed, relay, capture and refill, and the
+evaluation the searching agents use."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, plural
+from boardlab.games.galatjang.rules import (
+    BLOCKED,
+    GalatjangState,
+    Step,
+    own_pits,
+    pit_count,
+    pit_index,
+    store_index,
+)
+
+if TYPE_CHECKING:
+    from boardlab.games.galatjang.game import Galatjang
+
+SIDES = ("s", "n")
+STORES = ("South's store", "North's store")
+
+
+def place_name(pits: int, k: int) -> str:
+    """The name of ring position ``k``: ``s3``, ``n5``, ``South's store``."""
+    for side in (0, 1):
+        if k == store_index(pits, side):
+            return STORES[side]
+    return f"s{k + 1}" if k < pits else f"n{k - pits}"
+
+
+def board_model(game: Galatjang, state: GalatjangState) -> Board:
+    """North's pits on top (n1 at the right), South's below (s1 at the left), North's
+    store at the left end and South's at the right, each as tall as both rows."""
+    pits = pit_count(state)
+    places = []
+    for side, row, labels in ((0, 3, 4), (1, 1, 0)):
+        for pit in range(pits):
+            x = pit + 1 if side == 0 else pits - pit
+            name = f"{SIDES[side]}{pit + 1}"
+            seeds = state.ring[pit_index(pits, side, pit)]
+            places.append(Place(f"label {name}", "label", x, labels, text=name))
+            places.append(
+                Place(
+                    name,
+                    "pit",
+                    x,
+                    row,
+                    pieces=(Piece("seed", None, max(seeds, 0), symbol="", counted=True),),
+                    owner=side,
+                    blocked=seeds == BLOCKED,
+                )
+            )
+        store = state.ring[store_index(pits, side)]
+        places.append(
+            Place(
+                STORES[side],
+                "store",
+                pits + 1 if side == 0 else 0,
+                1,
+                height=3,
+                pieces=(Piece("seed", None, store, symbol="", counted=True),),
+                owner=side,
+            )
+        )
+    tallies = []
+    for side in (0, 1):
+        cells = [state.ring[k] for k in own_pits(pits, side)]
+        counts = [
+            Tally(state.ring[store_index(pits, side)], "in store", "in store"),
+            Tally(sum(max(n, 0) for n in cells), "in pits", "in pits"),
+        ]
+        blocked = cells.count(BLOCKED)
+        if blocked:
+            counts.append(Tally(blocked, "blocked", "blocked"))
+        tallies.append(tuple(counts))
+    over = game.outcome_of(state) is not None
+    rounds = game.rules.rounds
+    return Board(
+        width=pits + 2,
+        height=5,
+        places=tuple(places),
+        tallies=(tallies[0], tallies[1]),
+        to_act=None if over else state.side,
+        due="" if over else "sow a pit",
+        notes=(f"round {state.round} of {rounds}",) if rounds > 1 else (),
+    )
+
+
+def action_parts(state: GalatjangState, action: int) -> ActionParts:
+    pit = f"{SIDES[state.side]}{action + 1}"
+    return ActionParts("sow", (pit,), f"sow {pit}")
+
+
+def narrate(game: Galatjang, state: GalatjangState, action: int) -> list[Note]:
+    """A note for each leg of the sowing (the pit taken, then every place a seed fell),
+    one for where the last seed fell, and the round's end, refills and next round."""
+    steps: list[Step] = game.trace(state, action)
+    after = game.apply(state, action)
+    pits = pit_count(state)
+    who = game.players[state.side].capitalize()
+    notes: list[Note] = []
+    leg: dict[str, object] = {}
+    drops: list[int] = []
+
+    def short(k: int) -> str:
+        return "SN"[k == store_index(pits, 1)] if k in (pits, 2 * pits + 1) else place_name(pits, k)
+
+    def close_leg() -> None:
+        leg["drops"] = " ".join(short(k) for k in drops)
+        if "held" in leg:
+            text = "{held} held seeds: {player} picks up {seeds} and sows on to {drops}."
+        else:
+            text = "{player} sows {pit}: {seeds} to {drops}."
+        places = (str(leg.get("held", leg.get("pit"))), *(place_name(pits, k) for k in drops))
+        notes.append(Note("sow" if "pit" in leg else "relay", text, leg, places))
+
+    for step in steps:
+        if step.kind == "take":
+            leg = {"player": who, "pit": place_name(pits, step.place)}
+            leg["seeds"] = plural(step.seeds, "seed")
+            drops = []
+        elif step.kind == "drop":
+            drops.append(step.place)
+        elif step.kind == "relay":
+            close_leg()
+            leg = {"held": place_name(pits, step.place), "player": who, "seeds": step.seeds}
+            drops = []
+        elif step.kind in ("again", "stop", "capture", "stay"):
+            close_leg()
+            notes.append(last_seed(game, state, step, who, after))
+        elif step.kind == "sweep":
+            notes.append(round_end(game, state, step))
+        elif step.kind == "refill":
+            blocked = pits - step.seeds
+            filled = {
+                "player": game.players[step.place].capitalize(),
+                "pits": plural(step.seeds, "pit"),
+                "blocked": f" ({blocked} blocked)" if blocked else "",
+            }
+            notes.append(Note("refill", "{player} fills {pits}{blocked}.", filled))
+        elif step.kind == "round":
+            starts = {"round": step.seeds, "player": game.players[step.place].capitalize()}
+            notes.append(Note("round", "Round {round} begins; {player} starts.", starts))
+    return notes
+
+
+def last_seed(
+    game: Galatjang, state: GalatjangState, step: Step, who: str, after: GalatjangState
+) -> Note:
+    place = place_name(pit_count(state), step.place)
+    values: dict[str, object] = {"place": place, "player": who}
+    where = (place,)
+    if step.kind == "again":
+        if after.side == state.side and after.turns == state.turns:
+            return Note("again", "The last seed falls into {place}: {player} sows again.", values)
+        text = "The last seed falls into {place}, but {player} has no seeds left: the turn ends."
+        return Note("again", text, values, where)
+    if step.kind == "stop":
+        values["place"] = place if "store" in place else f"the empty {place}"
+        return Note("stop", "The last seed falls into {place}: the turn ends.", values, where)
+    if step.kind == "stay":
+        text = "The last seed falls into the empty {place}, facing an empty pit: it stays."
+        return Note("stay", text, values, where)
+    captured = step.seeds - 1
+    if captured:
+        values["captured"] = plural(captured, "seed")
+        text = (
+            "The last seed falls into the empty {place}: it and the {captured} opposite go "
+            "to {player}'s store."
+        )
+        return Note("capture", text, values, where)
+    text = "The last seed falls into the empty {place}, facing an empty pit: it goes to the store."
+    return Note("capture", text, values, where)
+
+
+def round_end(game: Galatjang, state: GalatjangState, step: Step) -> Note:
+    pits = pit_count(state)
+    limit = game.rules.max_turns
+    values = {
+        "round": state.round,
+        "why": "the turn limit is reached" if state.turns + 1 >= limit else "a player has no seeds",
+        "south": step.ring[store_index(pits, 0)],
+        "north": step.ring[store_index(pits, 1)],
+    }
+    text = (
+        "Round {round} ends ({why}): the pits are emptied into the stores, "
+        "South {south}, North {north}."
+    )
+    return Note("round_end", text, values)
+
+
+def evaluate(game: Galatjang, state: GalatjangState, player: int) -> float:
+    """Seeds a player would end with if the round ended now (store plus own pits), as a
+    share of all seeds, and a little for the seeds in play on his side."""
+    pits = pit_count(state)
+    total = sum(n for n in state.ring if n != BLOCKED) or 1
+    store = game.points(state)
+    on_side = [sum(max(state.ring[k], 0) for k in own_pits(pits, s)) for s in (0, 1)]
+    mine = store[player] + on_side[player]
+    theirs = store[1 - player] + on_side[1 - player]
+    return 0.9 * math.tanh(4.0 * (mine - theirs) / total)

@@ -1,0 +1,162 @@
+"""Jin Li as the tools show it: the pond as a board model, the anatomy of each action,
+the narration of what it did, and the evaluation the searching agents use."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
+from boardlab.games.jinli.rules import (
+    ADJACENT,
+    DROP,
+    DROP_DUE,
+    GIVE,
+    GIVE_DUE,
+    MOVE,
+    PASS,
+    SIZE,
+    JinLiState,
+    bits,
+    step,
+)
+
+if TYPE_CHECKING:
+    from boardlab.games.jinli.game import JinLi
+
+FILES = "abcdefg"
+DUE = {MOVE: "swim or jump", DROP_DUE: "drop a stone", GIVE_DUE: "give a stone back"}
+SYMBOLS = ("R", "Y")
+
+
+def square_name(square: int) -> str:
+    return FILES[square % SIZE] + str(square // SIZE + 1)
+
+
+def board_model(game: JinLi, state: JinLiState) -> Board:
+    """The 7x7 pond on a 9x9 grid: rank 7 at the top, files and ranks labelled around."""
+    places = []
+    for file in range(SIZE):
+        for y in (0, SIZE + 1):
+            places.append(Place(f"file {FILES[file]}", "label", file + 1, y, text=FILES[file]))
+    for rank in range(SIZE):
+        y = SIZE - rank
+        for x in (0, SIZE + 1):
+            places.append(Place(f"rank {rank + 1}", "label", x, y, text=str(rank + 1)))
+        for file in range(SIZE):
+            square = rank * SIZE + file
+            bit = 1 << square
+            pieces: tuple[Piece, ...] = ()
+            for side in (0, 1):
+                if state.koi[side] & bit:
+                    pieces = (Piece("koi", side, symbol=SYMBOLS[side]),)
+            if state.stones & bit:
+                pieces = (Piece("stone", None, symbol="o"),)
+            places.append(Place(square_name(square), "square", file + 1, y, pieces=pieces))
+    over = game.outcome_of(state) is not None
+    tallies = tuple(
+        (
+            Tally(state.score[side], "point", "points"),
+            Tally(state.supply[side], "stone in supply", "stones in supply"),
+        )
+        for side in (0, 1)
+    )
+    return Board(
+        width=SIZE + 2,
+        height=SIZE + 2,
+        places=tuple(places),
+        tallies=(tallies[0], tallies[1]),
+        to_act=None if over else state.side,
+        due="" if over else DUE[state.phase],
+        notes=(f"target {game.options['target']} points",),
+    )
+
+
+def action_parts(state: JinLiState, action: int) -> ActionParts:
+    if action == PASS:
+        return ActionParts("pass", (), "pass")
+    if action >= GIVE:
+        square = square_name(action - GIVE)
+        return ActionParts("give", (square,), f"give back the stone on {square}")
+    if action >= DROP:
+        square = square_name(action - DROP)
+        return ActionParts("drop", (square,), f"drop a stone on {square}")
+    origin, kind = divmod(action, 16)
+    jump = kind >= 8
+    to = step(origin, kind & 7, 2 if jump else 1)
+    text = f"{square_name(origin)}-{square_name(to)}"
+    return ActionParts("jump" if jump else "swim", (square_name(origin), square_name(to)), text)
+
+
+def narrate(game: JinLi, state: JinLiState, action: int) -> list[Note]:
+    side = state.side
+    who = game.players[side].capitalize()
+    parts = action_parts(state, action)
+    if action == PASS:
+        return [Note("pass", "{player} has no swim or jump and passes.", {"player": who})]
+    after = game.apply(state, action)
+    if action >= GIVE:
+        other = game.players[1 - side].capitalize()
+        return [
+            Note(
+                "give",
+                "{player} gives the stone on {square} back to {other}, then plays a turn.",
+                {"player": who, "square": parts.places[0], "other": other},
+                parts.places,
+            )
+        ]
+    if action >= DROP:
+        notes = [
+            Note(
+                "drop",
+                "{player} drops a stone on {square} ({left} left).",
+                {"player": who, "square": parts.places[0], "left": after.supply[side]},
+                parts.places,
+            )
+        ]
+        if after.phase == GIVE_DUE:
+            giver = game.players[after.side].capitalize()
+            notes.append(
+                Note(
+                    "last_stone",
+                    "That was {player}'s last stone: {giver} gives one back.",
+                    {"player": who, "giver": giver},
+                )
+            )
+        return notes
+    gained = after.score[side] - state.score[side]
+    values: dict[str, object] = {"player": who, "verb": parts.kind + "s", "action": parts.label}
+    if not gained:
+        return [Note(parts.kind, "{player} {verb} {action}.", values, parts.places)]
+    values.update(gained=gained, points=after.score[side])
+    return [
+        Note(
+            parts.kind,
+            "{player} {verb} {action}, next to {gained} koi: +{gained} (now {points}).",
+            values,
+            parts.places,
+        )
+    ]
+
+
+def evaluate(game: JinLi, state: JinLiState, player: int) -> float:
+    """Points count most, weighed against the target; then chances to score next: for
+    each own koi, the other koi two squares away or closer (a swim lands next to them),
+    minus the same for the opponent; and a little for stones still in supply."""
+    target = int(game.options["target"])
+    all_koi = state.koi[0] | state.koi[1]
+
+    def chances(side: int) -> int:
+        total = 0
+        for square in bits(state.koi[side]):
+            near = 0
+            for n in bits(ADJACENT[square]):
+                near |= ADJACENT[n]
+            total += (near & all_koi & ~(1 << square)).bit_count()
+        return total
+
+    other = 1 - player
+    score = (state.score[player] - state.score[other]) / max(target, 1) * 3.0
+    score += 0.08 * (chances(player) - chances(other))
+    score += 0.01 * (state.supply[player] - state.supply[other])
+    return 0.9 * math.tanh(score)

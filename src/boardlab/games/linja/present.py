@@ -1,0 +1,150 @@
+"""Linja as the tools show it: the eight rows as a board model, the anatomy of each
+action, the narration of what it did (the follow-up count, the bonus, the extra turn),
+and the evaluation the searching agents use."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, plural
+from boardlab.games.linja.rules import (
+    BLACK,
+    BONUS,
+    CAPACITY,
+    FOLLOW_UP,
+    NASTY,
+    OPENING,
+    PASS,
+    ROWS,
+    LinjaState,
+    goal,
+)
+
+if TYPE_CHECKING:
+    from boardlab.games.linja.game import Linja
+
+SYMBOLS = ("B", "R")
+ZONES = {0: "black start, red goal", ROWS - 1: "red start, black goal"}
+
+
+def due(state: LinjaState) -> str:
+    """The phase in words: ``opening move``, ``follow-up of 3 rows``, ``bonus move (or
+    pass)``, ``... of the extra turn``."""
+    extra = " of the extra turn" if state.extra else ""
+    if state.phase == OPENING:
+        return f"opening move{extra}"
+    if state.phase == BONUS:
+        return "bonus move (or pass)"
+    return f"follow-up of {plural(state.steps, 'row')}{extra}"
+
+
+def board_model(game: Linja, state: LinjaState) -> Board:
+    """Rows 7 (Red's start, Black's goal) down to 0 under a heading, one line each: the
+    row number, the row with both colours' pieces, and what the row is (a start zone, a
+    goal, full)."""
+    places = [Place("rows", "label", 0, 0, text="row")]
+    for row in range(ROWS):
+        y = ROWS - row
+        black, red = state.counts[BLACK][row], state.counts[1 - BLACK][row]
+        pieces = tuple(
+            Piece("piece", side, count=n, symbol=SYMBOLS[side])
+            for side, n in ((0, black), (1, red))
+            if n
+        )
+        places.append(Place(f"row {row}", "label", 0, y, text=str(row)))
+        places.append(Place(str(row), "row", 1, y, pieces=pieces))
+        note = ZONES.get(row, "full" if black + red >= CAPACITY else "")
+        if note:
+            places.append(Place(f"about row {row}", "label", 2, y, text=note))
+    over = game.outcome_of(state) is not None
+    points = game.points(state)
+    return Board(
+        width=3,
+        height=ROWS + 1,
+        places=tuple(places),
+        tallies=((Tally(points[0], "point", "points"),), (Tally(points[1], "point", "points"),)),
+        to_act=None if over else state.side,
+        due="" if over else due(state),
+        notes=("points as if the game ended now",),
+    )
+
+
+def action_parts(state: LinjaState, action: int) -> ActionParts:
+    if action == PASS:
+        label = "decline the bonus" if state.phase == BONUS else "pass"
+        return ActionParts("pass", (), label)
+    kind = {OPENING: "opening", FOLLOW_UP: "follow-up", BONUS: "bonus"}[state.phase]
+    origin, to = divmod(action % NASTY, ROWS)
+    places = (str(origin), str(to))
+    if action >= NASTY:
+        return ActionParts("bonus", places, f"o{origin}-{to}", owner=1 - state.side)
+    return ActionParts(kind, places, f"{origin}-{to}")
+
+
+def narrate(game: Linja, state: LinjaState, action: int) -> list[Note]:
+    side = state.side
+    who = game.players[side].capitalize()
+    parts = action_parts(state, action)
+    values: dict[str, object] = {"player": who, "action": parts.label}
+    if action == PASS:
+        if state.phase == BONUS:
+            return [Note("decline", "{player} declines the bonus move.", values)]
+        if state.extra:
+            text = "{player} has no opening move in the extra turn; the turn ends."
+            return [Note("pass", text, values)]
+        return [Note("pass", "{player} has no opening move and passes.", values)]
+    if action >= NASTY:
+        values["action"] = parts.label[1:]
+        text = "Bonus: {player} moves an opponent piece {action}."
+        return [Note("bonus", text, values, parts.places)]
+    origin, to = divmod(action, ROWS)
+    if state.phase == BONUS:
+        values["direction"] = "forward" if (to - origin) * (1 if side == 0 else -1) > 0 else "back"
+        text = "Bonus: {player} moves {action}, one row {direction}."
+        return [Note("bonus", text, values, parts.places)]
+    new = game.apply(state, action)
+    continues = new.side == side
+    if state.phase == OPENING:
+        notes = [Note("opening", "{player} opens {action}.", values, parts.places)]
+        if to == goal(side):
+            if new.phase == FOLLOW_UP and continues:
+                text = "The piece reaches the goal: a follow-up of 1 row."
+            elif new.phase == BONUS:
+                text = "The piece reaches the goal: a bonus move."
+            else:
+                text = "The piece reaches the goal: no follow-up."
+            return [*notes, Note("goal", text)]
+        there = new.counts[0][to] + new.counts[1][to] - 1
+        count = {"row": to, "pieces": plural(there, "piece"), "rows": plural(there, "row")}
+        if there == 0:
+            notes.append(Note("no_follow_up", "Row {row} was empty: no follow-up.", count))
+        elif new.phase == FOLLOW_UP and continues:
+            text = "Row {row} held {pieces}: a follow-up of {rows}."
+            notes.append(Note("follow_up_due", text, count))
+        else:
+            text = (
+                "Row {row} held {pieces}, but no piece can move {rows}: the follow-up is forfeited."
+            )
+            notes.append(Note("forfeit", text, count))
+        return notes
+    notes = [Note("follow_up", "{player} follows up {action}.", values, parts.places)]
+    if new.phase == BONUS:
+        text = "The piece enters the goal with exactly {steps}: a bonus move."
+        notes.append(Note("bonus_due", text, {"steps": plural(state.steps, "step")}))
+    elif new.phase == OPENING and continues:
+        text = "It ends in row {row}, which was empty: an extra turn."
+        notes.append(Note("extra_turn", text, {"row": to}))
+    elif to == goal(side) and abs(to - origin) < state.steps:
+        notes.append(Note("overshoot", "It overshoots into the goal: the surplus steps are lost."))
+    return notes
+
+
+def evaluate(game: Linja, state: LinjaState, player: int) -> float:
+    """The points each side would have if the game ended now, plus progress: rows still
+    to go cost a little, since they are moves the opponent may not have to make."""
+    black, red = game.points(state)
+    advance_black = sum(n * r for r, n in enumerate(state.counts[BLACK]))
+    advance_red = sum(n * (ROWS - 1 - r) for r, n in enumerate(state.counts[1 - BLACK]))
+    diff = (black - red) + 0.25 * (advance_black - advance_red)
+    return 0.9 * math.tanh((diff if player == BLACK else -diff) / 12.0)
