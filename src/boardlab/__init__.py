@@ -1,12 +1,19 @@
-"""boardlab: reference engines for Jin Li, Linja and Galatjang.
+"""boardlab: reference engines, AI and research tools for abstract strategy games.
+
+Every game is registered under an id; a game with its options makes positions, which
+play actions by their strings and tell their outcome:
 
 >>> import boardlab
->>> game = boardlab.new_game("jinli", stones=6)
->>> position = game.initial().play("a1-b2").play("@d4")
->>> position.position_string()
-'Y5Y/7/7/3o3/7/1R5/6R y m 5/6 0/0 0 1'
+>>> game_id = boardlab.game_ids()[0]
+>>> position = boardlab.new_game(game_id).initial()
+>>> after = position.play(position.legal_action_strings()[0])
+>>> boardlab.new_game(game_id).from_position_string(after.position_string()) == after
+True
+
+The games' own classes are in ``boardlab.games``; records are ``boardlab.GameRecord``.
 """
 
+from boardlab import games
 from boardlab.core.errors import (
     BoardlabError,
     IllegalActionError,
@@ -16,28 +23,31 @@ from boardlab.core.errors import (
 )
 from boardlab.core.game import Game, Outcome, Position
 from boardlab.core.options import Option, OptionSchema
+from boardlab.core.record import GameRecord, RecordError, split_records
 from boardlab.core.registry import game_class, game_ids, new_game, register
-from boardlab.games import Galatjang, JinLi, Linja
+from boardlab.games import *  # noqa: F403 (each game's class, by the games' own list)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BoardlabError",
-    "Galatjang",
     "Game",
+    "GameRecord",
     "IllegalActionError",
     "InvalidNotationError",
-    "JinLi",
-    "Linja",
     "Option",
     "OptionError",
     "OptionSchema",
     "Outcome",
     "Position",
+    "RecordError",
     "UnknownGameError",
     "__version__",
     "game_class",
     "game_ids",
+    "games",
     "new_game",
     "register",
+    "split_records",
+    *games.__all__,
 ]

@@ -12,16 +12,25 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, NoReturn
 
+from boardlab.ai import LEVEL_NAMES
 from boardlab.core.errors import BoardlabError, UnknownGameError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Position
-from boardlab.core.perft import perft
+from boardlab.core.perft import divide
 from boardlab.core.record import GameRecord, RecordError, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
+from boardlab.fast import perft_counter
+
+
+def seat_names() -> list[str]:
+    """Every player name of every registered game: the seat flags of ``play``."""
+    names: dict[str, None] = {}
+    for game_id in game_ids():
+        names.update(dict.fromkeys(game_class(game_id).players))
+    return list(names)
 
 
 class UsageError(Exception):
@@ -34,9 +43,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    names = [game_class(game_id).name for game_id in game_ids()]
     parser = _Parser(
         prog="boardlab",
-        description="Rules engines for Jin Li, Linja and Galatjang.",
+        description=f"Reference engines, AI and tools for {', '.join(names)}.",
         epilog=f"games: {', '.join(game_ids())}",
     )
     commands = parser.add_subparsers(
@@ -67,11 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.epilog = (
         "With no seat named you play the first player against the level medium; with one "
         "seat named the other is you (or medium, if you named a human). WHO is human, a "
-        "level (beginner, easy, medium, hard, expert) or an agent spec such as "
+        f"level ({', '.join(LEVEL_NAMES)}) or an agent spec such as "
         "mcts:time=2 or alphabeta:depth=6."
     )
     option_flag(play)
-    for name in ("red", "yellow", "black", "south", "north"):
+    for name in seat_names():
         play.add_argument(
             f"--{name}", metavar="WHO", help=f"who plays {name}: human, a level or an agent spec"
         )
@@ -102,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "python", "compiled"),
         default="auto",
         help="count with the Python rules or the compiled kernel (auto: compiled for deep "
-        "counts when numba is installed)",
+        "counts when numba is installed and the game has a kernel)",
     )
     match = command("match", "play agents against each other and measure the difference")
     match.add_argument("agent_a", metavar="AGENT_A", help="a level or agent spec")
@@ -116,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     with_options(analyze)
     analyze.add_argument("--agent", default="alphabeta:time=3", metavar="SPEC")
     analyze.add_argument("--seed", type=int, default=0, metavar="S")
-    solve = command("solve", "solve exactly and keep the table: Linja whole, Galatjang endgames")
+    solve = command("solve", "solve exactly and keep the table (games that declare a solver)")
     solve.epilog = (
         "Tables go to $BOARDLAB_TABLES, or the user data directory, unless --out names a "
         "file; an existing table is read, not built again, unless --rebuild."
@@ -127,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-seeds",
         type=int,
         metavar="K",
-        help="Galatjang: the most seeds in the pits of a solved position",
+        help="endgame tables: the most seeds in the pits of a solved position",
     )
     solve.add_argument("--rebuild", action="store_true", help="build even if the table exists")
     solve.add_argument("--verify", action="store_true", help="check the table's checksum")
@@ -190,35 +200,15 @@ def run_perft(args: argparse.Namespace) -> int:
     if args.depth < 0:
         raise BoardlabError(f"bad depth {args.depth}: expected 0 or more")
     position = _position(_game(args), args)
-    count = _perft_counter(args.engine, position.game.id, args.depth)
+    count = perft_counter(position.game, args.depth, args.engine)
     if args.divide and args.depth >= 1:
-        rows = [
-            (position.action_string(a), count(position.play(a), args.depth - 1))
-            for a in position.legal_actions()
-        ]
+        rows = divide(position, args.depth, count)
         for action, number in rows:
             print(f"{action}: {number}")
         print(sum(number for _, number in rows))
     else:
         print(count(position, args.depth))
     return 0
-
-
-#: The depth from which the compiled perft (a few seconds to compile in each process)
-#: beats the Python one with its transposition table.
-COMPILED_PERFT_FROM = {"jinli": 6, "linja": 9, "galatjang": 9}
-
-
-def _perft_counter(engine: str, game_id: str, depth: int) -> Callable[[Position[Any], int], int]:
-    """The Python perft, or the compiled one (for deep counts, when numba is there)."""
-    shallow = depth < COMPILED_PERFT_FROM.get(game_id, 8)
-    if engine == "python" or (engine == "auto" and (shallow or not find_spec("numba"))):
-        return perft
-    try:
-        from boardlab.fast.perft import compiled_perft
-    except ImportError:
-        raise BoardlabError("--engine compiled needs numba: pip install 'boardlab[fast]'") from None
-    return lambda position, d: compiled_perft(position.game, position.state, d)
 
 
 def _replay_source(args: argparse.Namespace) -> tuple[Game[Any] | None, str | None]:
@@ -341,9 +331,10 @@ def run_analyze(args: argparse.Namespace) -> int:
         return 0
     if _exact_analysis(position):
         return 0
-    if position.game.id == "linja":
-        print(f"no exact values: {_linja_table_note(position.game)}")
-    agent = make_agent(args.agent, args.seed, position.game.id)
+    note = _no_exact_values(position)
+    if note:
+        print(f"no exact values: {note}")
+    agent = make_agent(args.agent, args.seed, position.game)
     analyze = getattr(agent, "analyze", agent.choose)
     choice = analyze(position)
     print(f"{position.position_string()}  ({position.player} to act)")
@@ -357,28 +348,27 @@ def run_analyze(args: argparse.Namespace) -> int:
     for action, value, visits in rows:
         shown = str(visits) if visits else ""
         print(f"  {position.action_string(action):<8} {value:>+7.3f} {shown:>7}")
-    line, current = [], position
-    for action in choice.pv:
+    line = [position.action_string(choice.action)]
+    current = position.play(choice.action)
+    for action in choice.pv[1:]:
         if action not in current.legal_actions():
             break
         line.append(current.action_string(action))
         current = current.play(action)
-    print(f"best: {position.action_string(choice.action)}, line: {' '.join(line)}")
+    print(f"best: {line[0]}, line: {' '.join(line)}")
     return 0
-
-
-UNITS = {"linja": "points", "galatjang": "seeds"}
 
 
 def _exact_analysis(position: Position[Any]) -> bool:
     """Print the exact value of every action when a solver reaches ``position``."""
-    from boardlab.ai.perfect import exact_values
+    from boardlab.solve import best_line, exact_values
 
-    values = exact_values(position)
+    game = position.game
+    values = exact_values(game, position.state)
     if values is None:
         return False
     best = max(values.values())
-    unit = UNITS[position.game.id][: -1 if abs(best) == 1 else None]
+    unit = game.point_words[0 if abs(best) == 1 else 1]
     verdict = "a draw" if best == 0 else f"{'wins' if best > 0 else 'loses'} by {abs(best)} {unit}"
     print(f"{position.position_string()}  ({position.player} to act)")
     print(f"exact: {position.player} {verdict} with perfect play (value {best:+d})")
@@ -386,38 +376,35 @@ def _exact_analysis(position: Position[Any]) -> bool:
     for action, value in sorted(values.items(), key=lambda row: -row[1]):
         result = "draw" if value == 0 else "win" if value > 0 else "loss"
         print(f"  {position.action_string(action):<8} {value:>+6d}  {result}")
-    line: list[str] = []
-    current = position
-    while len(line) < 12 and not current.is_over():
-        options = exact_values(current)
-        if not options:
-            break
-        action = max(options, key=lambda a: options[a])
+    line, current = [], position
+    for action in best_line(game, position.state):
         line.append(current.action_string(action))
-        current = current.play(action)
+        current = current.play_unchecked(action)
     print(f"best: {line[0]}, line: {' '.join(line)}")
     return True
 
 
-def _linja_table_note(game: Game[Any]) -> str:
-    """Why a Linja position has no exact value, and how to get one."""
-    from boardlab.solve.linja import default_path, missing_table
+def _no_exact_values(position: Position[Any]) -> str:
+    """Why a game solved whole has no exact value here (its table is missing, or the
+    position lies beyond it), and how to get one; empty for other games."""
+    from boardlab.solve import open_solver, solver_class_or_none
 
+    game = position.game
+    solver = solver_class_or_none(game)
+    if solver is None or not solver.needs_table:
+        return ""
     try:
-        path = default_path(game)  # type: ignore[arg-type]
+        return open_solver(game).unreached(position.state)
     except BoardlabError as error:
         return str(error)
-    if not path.exists():
-        return missing_table(game, path)  # type: ignore[arg-type]
-    return "the position lies beyond the table's reach (the turn cap could end the game first)"
 
 
 def run_play(args: argparse.Namespace) -> int:
     try:
-        from boardlab.ui.terminal import TerminalGame, console_for, make_seat
+        from boardlab.ui.terminal import TerminalGame, console_for, make_seat, seat_specs
     except ImportError:
         raise BoardlabError("boardlab play needs Rich: pip install 'boardlab[play]'") from None
-    from boardlab.ai import DEFAULT_LEVEL, make_agent
+    from boardlab.ai import make_agent
 
     cls = game_class(args.game)
     if args.load:
@@ -426,26 +413,14 @@ def run_play(args: argparse.Namespace) -> int:
         record = GameRecord.load(args.load, game=cls.id)
     else:
         record = GameRecord(_game(args))
-    players = record.game.players
-    given = {n: getattr(args, n) for n in ("red", "yellow", "black", "south", "north")}
-    strays = [n for n, v in given.items() if v is not None and n not in players]
-    if strays:
-        raise BoardlabError(
-            f"--{strays[0]} is not a player of {cls.id}: the players are {' and '.join(players)}"
-        )
-    chosen = [given[n] for n in players]
-    if chosen == [None, None]:
-        chosen = ["human", DEFAULT_LEVEL]
-    elif None in chosen:
-        other = chosen[1 - chosen.index(None)]
-        fill = DEFAULT_LEVEL if str(other).lower() == "human" else "human"
-        chosen = [c if c is not None else fill for c in chosen]
+    given = {name: getattr(args, name) for name in seat_names()}
+    chosen = seat_specs(record.game, given)
     seed = args.seed
     seats = tuple(
-        make_seat(str(spec), None if seed is None else seed + i, cls.id)
+        make_seat(spec, None if seed is None else seed + i, record.game)
         for i, spec in enumerate(chosen)
     )
-    for name, seat in zip(players, seats, strict=True):
+    for name, seat in zip(record.game.players, seats, strict=True):
         if seat.agent is not None:
             seat.agent.check(record.game)
         record.headers[name.capitalize()] = "human" if seat.human else seat.label
@@ -460,108 +435,33 @@ def run_play(args: argparse.Namespace) -> int:
         echo=not sys.stdin.isatty(),
         delay=delay,
         autosave=Path(args.save) if args.save else None,
-        hint_agent=make_agent(args.hint, None if seed is None else seed + 2, cls.id),
+        hint_agent=make_agent(args.hint, None if seed is None else seed + 2, record.game),
     )
     return game.run()
 
 
 def run_solve(args: argparse.Namespace) -> int:
+    from boardlab.solve import SolveRequest, solver_class
+
     game = _game(args)
-    if game.id == "linja":
-        return _solve_linja(game, args)
-    if game.id == "galatjang":
-        return _solve_galatjang(game, args)
-    raise BoardlabError(f"{game.name} has no solver: boardlab solves linja and galatjang endgames")
-
-
-def _table_for(
-    args: argparse.Namespace, path: Path, build: Callable[..., Path], label: str, unit: str
-) -> Any:
-    """Build the table at ``path`` (unless it exists), verify it if asked; its header."""
-    from boardlab.solve.tables import read_table
-
-    if args.rebuild or not path.exists():
-        print(f"building {path} ...", flush=True)
-        with _progress_bar(label, unit) as update:
-            build(path, update)
-    table = read_table(path)
-    if args.verify:
-        with _progress_bar("checksum", "bytes") as update:
-            table.verify(update)
-        print("checksum verified")
-    return table.header
-
-
-def _solve_linja(game: Game[Any], args: argparse.Namespace) -> int:
-    from boardlab.games.linja.game import Linja
-    from boardlab.solve import linja
-
-    assert isinstance(game, Linja)
-
-    if args.max_seeds is not None:
-        raise BoardlabError("--max-seeds is for galatjang: Linja is solved whole")
-    path = Path(args.out) if args.out else linja.default_path(game)
-    header = _table_for(
-        args,
-        path,
-        lambda target, update: linja.build(game, target, update),
-        f"solving Linja {linja.variant_name(game)}",
-        "levels",
+    solver = solver_class(game)
+    if solver is None:
+        solved = [game_id for game_id in game_ids() if game_class(game_id).solver is not None]
+        raise BoardlabError(f"{game.name} has no solver: boardlab solves {', '.join(solved)}")
+    if args.max_seeds is not None and not solver.sized:
+        sized = [
+            game_id
+            for game_id in game_ids()
+            if (found := solver_class(new_game(game_id))) is not None and found.sized
+        ]
+        raise BoardlabError(
+            f"--max-seeds is for endgame tables ({', '.join(sized)}): {game.name} is solved whole"
+        )
+    request = SolveRequest(
+        Path(args.out) if args.out else None, args.rebuild, args.verify, args.max_seeds
     )
-    solution = linja.LinjaSolution.load(game, path)
-    start = game.initial()
-    first = start.player
-    size = path.stat().st_size / 1e9
-    print(
-        f"Linja {linja.variant_name(game)}: {path} ({size:.2f} GB, built in "
-        f"{header['build_seconds']:.0f} s)"
-    )
-    if not solution.in_reach(start.state):
-        print(f"a partial table (progress {solution.lowest} and more): the start is beyond it")
-        return 0
-    value = solution.value(start.state)
-    verdict = (
-        "a draw"
-        if value == 0
-        else (f"{first} wins by {value}" if value > 0 else f"{first} loses by {-value}")
-    )
-    print(f"start {start.position_string()}: {verdict} with perfect play (value {value:+d})")
-    turns = [" ".join(_turn_strings(start, t)) for t in solution.best_turns(start.state)]
-    print(f"optimal first turns ({len(turns)}): {', '.join(turns)}")
-    return 0
-
-
-def _turn_strings(position: Position[Any], actions: Sequence[int]) -> list[str]:
-    words = []
-    for action in actions:
-        words.append(position.action_string(action))
-        position = position.play(action)
-    return words
-
-
-def _solve_galatjang(game: Game[Any], args: argparse.Namespace) -> int:
-    from boardlab.solve.galatjang import DEFAULT_MAX_SEEDS, GalatjangEndgame, default_table_path
-
-    path = Path(args.out) if args.out else default_table_path(game)
-    seeds = DEFAULT_MAX_SEEDS if args.max_seeds is None else args.max_seeds
-    if args.max_seeds is not None and path.exists():
-        from boardlab.solve.tables import read_header
-
-        args.rebuild = args.rebuild or read_header(path).get("max_seeds") != seeds
-    header = _table_for(
-        args,
-        path,
-        lambda target, update: GalatjangEndgame.build(game, seeds, target, update),
-        f"solving Galatjang endgames up to {seeds} seeds",
-        "positions",
-    )
-    size = path.stat().st_size / 1e9
-    print(f"Galatjang endgames: {path} ({size:.2f} GB, built in {header['build_seconds']:.0f} s)")
-    print(
-        f"every last-round position with at most {header['max_seeds']} seeds in the pits is "
-        "solved; `boardlab analyze galatjang --position POS` shows its exact values and the "
-        "perfect level plays them"
-    )
+    for line in solver.solve(game, request, _progress_bar):
+        print(line)
     return 0
 
 

@@ -3,7 +3,7 @@
 >>> import boardlab
 >>> from boardlab.ai import make_agent
 >>> agent = make_agent("mcts:iterations=200", seed=1)
->>> position = boardlab.new_game("linja").initial()
+>>> position = boardlab.new_game(boardlab.game_ids()[0]).initial()
 >>> choice = agent.choose(position)
 >>> choice.action in position.legal_actions()
 True

@@ -1,68 +1,28 @@
-"""The perfect player: exact values from the solvers' tables.
+"""The perfect player: exact values from the solver a game declares (``Game.solver``).
 
-Linja is solved outright (``boardlab solve linja``): the agent plays an optimal action
-everywhere, choosing among equally good ones with its seed. Galatjang is solved in its
-endgames (``boardlab solve galatjang``): there the agent plays exactly, elsewhere it
-searches like ``fallback`` (default the level expert). Jin Li has no solver.
+Where the solver reaches (everywhere for a game solved whole, the endgames for one
+solved in its endgames) the agent plays an optimal action, choosing among equally good
+ones with its seed; elsewhere it searches like ``fallback`` (default the level expert).
+A game solved whole needs its table: without it the agent refuses to start and names the
+command that builds it.
 """
 
 from __future__ import annotations
 
 import random
-from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
-
-#: The solvers are compiled (numba, numpy): without them there are no exact values.
-SOLVERS_INSTALLED = bool(find_spec("numba") and find_spec("numpy"))
+from boardlab.solve import exact_values as solver_values
+from boardlab.solve import open_solver, solver_class
 
 
 def exact_values(position: Position[Any]) -> dict[int, int] | None:
-    """Every legal action's exact value (final point or seed difference for the player to
-    act) when a solver covers ``position``, else None."""
-    game = position.game
-    if not SOLVERS_INSTALLED:
-        return None
-    if game.id == "linja":
-        if not _linja_table_exists(game):
-            return None
-        solution = _solver(game)
-        return solution.action_values(position.state) if solution.in_reach(position.state) else None
-    if game.id == "galatjang":
-        values: dict[int, int] | None = _solver(game).action_values(position.state)
-        return values
-    return None
-
-
-def _linja_table_exists(game: Game[Any]) -> bool:
-    from boardlab.solve.linja import LinjaSolution
-
-    return LinjaSolution.available(game)  # type: ignore[arg-type]
-
-
-_SOLVERS: dict[tuple[Any, ...], Any] = {}
-
-
-def _solver(game: Game[Any]) -> Any:
-    """The solver for ``game``'s rules, loaded once per process: the Linja table (a
-    TableError names the command that builds a missing one), or the Galatjang endgames
-    (the table if built, else the memoised search alone)."""
-    from boardlab.solve.tables import table_dir
-
-    key = (game.id, str(table_dir()), *sorted(game.options.items()))
-    if key not in _SOLVERS:
-        if game.id == "linja":
-            from boardlab.solve.linja import LinjaSolution
-
-            _SOLVERS[key] = LinjaSolution.load(game)  # type: ignore[arg-type]
-        else:
-            from boardlab.solve.galatjang import GalatjangEndgame
-
-            _SOLVERS[key] = GalatjangEndgame.load(game, missing_ok=True)
-    return _SOLVERS[key]
+    """Every legal action's exact value (final point difference for the player to act)
+    when a solver covers ``position``, else None."""
+    return solver_values(position.game, position.state)
 
 
 class PerfectAgent(Agent):
@@ -78,28 +38,25 @@ class PerfectAgent(Agent):
 
         self.fallback_spec = str(settings.get("fallback", "expert"))
         parse_spec(self.fallback_spec)  # a bad spec is refused now, not mid-game
-        self._fallbacks: dict[str, Agent] = {}
+        self._fallbacks: dict[Game[Any], Agent] = {}
 
     def fallback(self, game: Game[Any]) -> Agent:
         """The agent for positions no solver reaches, as ``game`` plays that level."""
-        if game.id not in self._fallbacks:
+        if game not in self._fallbacks:
             from boardlab.ai import make_agent
 
-            self._fallbacks[game.id] = make_agent(self.fallback_spec, self.seed, game.id)
-        return self._fallbacks[game.id]
+            self._fallbacks[game] = make_agent(self.fallback_spec, self.seed, game)
+        return self._fallbacks[game]
 
     def check(self, game: Game[Any]) -> None:
-        if not SOLVERS_INSTALLED:
+        solver = solver_class(game)  # a BoardlabError names the extra when it is missing
+        if solver is None:
             raise BoardlabError(
-                "the perfect player needs the solvers: pip install 'boardlab[fast]'"
+                f"no perfect player for {game.name}: it has no solver; choose a level such "
+                "as expert"
             )
-        if game.id == "linja":
-            _solver(game)  # raises TableError with the command that builds the table
-        elif game.id != "galatjang":
-            raise BoardlabError(
-                f"no perfect player for {game.name}: only Linja is solved (and Galatjang "
-                "endgames); choose a level such as expert"
-            )
+        if solver.needs_table:
+            open_solver(game)  # raises TableError with the command that builds the table
 
     def warm(self, position: Position[Any]) -> None:
         self.fallback(position.game).warm(position)
@@ -118,11 +75,12 @@ class PerfectAgent(Agent):
         require_playable(position)
         values = exact_values(position)
         if values is None:
-            if position.game.id == "linja":
+            solver = solver_class(position.game)
+            if solver is not None and solver.needs_table:
                 self.check(position.game)  # says why there is no table
                 raise BoardlabError(
-                    f"the Linja table does not reach {position.position_string()}: the turn "
-                    "cap could end the game before it ends by itself"
+                    f"no exact value for {position.position_string()}: "
+                    f"{open_solver(position.game).unreached(position.state)}"
                 )
             return self.fallback(position.game).choose(position, limit, rng)
         best = max(values.values())

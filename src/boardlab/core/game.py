@@ -50,6 +50,17 @@ class Outcome:
         return 1.0 if self.winner == player else 0.0
 
 
+def flat_fields(value: Any) -> list[float]:
+    """Every number in ``value`` (nested tuples flattened), as floats; a number too
+    large to be exact as a float32 is refused."""
+    if isinstance(value, tuple):
+        return [number for item in value for number in flat_fields(item)]
+    number = int(value)
+    if abs(number) >= 1 << 24:
+        raise ValueError(f"state field {number} is too large for a float tensor")
+    return [float(number)]
+
+
 class Game(ABC, Generic[State]):
     """A game with its options fixed. Immutable; equal when the id and options are equal.
 
@@ -134,7 +145,7 @@ class Game(ABC, Generic[State]):
 
     @abstractmethod
     def turns(self, state: State) -> int:
-        """The TURNS field: turns completed (in this round, for Galatjang)."""
+        """The TURNS field: turns completed (in this round, for a game of rounds)."""
 
     # ------------------------------------------------------------------ text
     @abstractmethod
@@ -182,6 +193,12 @@ class Game(ABC, Generic[State]):
         difference; a game with a better estimate overrides it."""
         points = self.points(state)
         return 0.9 * math.tanh((points[player] - points[1 - player]) / 10.0)
+
+    def observation(self, state: State) -> list[float]:
+        """The state as a flat vector of numbers for learning agents (the OpenSpiel
+        observation tensor): by default every field of the state, nested tuples spread
+        out; a game with bitboards spreads them to one number a square."""
+        return flat_fields(state)
 
     @classmethod
     def reason_words(cls, reason: str) -> str:

@@ -8,7 +8,7 @@ nothing else, so transpositions are counted once and multiplied.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from boardlab.core.game import Game, Position
@@ -21,14 +21,25 @@ def perft(position: Position[Any], depth: int) -> int:
     return _perft(position.game, position.state, depth, {})
 
 
-def divide(position: Position[Any], depth: int) -> list[tuple[str, int]]:
-    """perft(child, depth - 1) for each legal action, as (action string, count)."""
+Counter = Callable[[Position[Any], int], int]
+
+
+def divide(
+    position: Position[Any], depth: int, count: Counter | None = None
+) -> list[tuple[str, int]]:
+    """perft(child, depth - 1) for each legal action, as (action string, count); by the
+    Python rules with one cache for all children, or by ``count`` (a compiled perft)."""
     if depth < 1:
         raise ValueError(f"perft divide needs a depth of 1 or more, got {depth}")
     game = position.game
     cache: dict[tuple[Hashable, int], int] = {}
     return [
-        (position.action_string(a), _perft(game, game.apply(position.state, a), depth - 1, cache))
+        (
+            position.action_string(a),
+            count(position.play_unchecked(a), depth - 1)
+            if count is not None
+            else _perft(game, game.apply(position.state, a), depth - 1, cache),
+        )
         for a in position.legal_actions()
     ]
 

@@ -3,14 +3,16 @@
 The text format is in the spirit of PGN: tag pairs, a blank line, then the actions with
 each turn numbered, ``{comments}`` anywhere, and the result as the last token::
 
-    [Game "jinli"]
-    [Options "stones=6"]
-    [Red "ann"]
-    [Yellow "boardlab medium"]
+    [Game "<game id>"]
+    [Options "<key=value ...>"]
+    [<First player> "<a name, human or an agent spec>"]
+    [<Second player> "..."]
     [Date "2026.11.21"]
     [Result "*"]
 
-    1. a1-b2 @d4 2. g7-f6 @c3 *
+    1. <action> <action> 2. <action> *
+
+(docs/records.md shows records of each game).
 
 The writer is strict (fixed tag order, canonical action strings, lines of at most 79
 characters); the reader is tolerant (any tag order and case, turn numbers optional,

@@ -16,3 +16,39 @@ they reach, and everything also runs with ``NUMBA_DISABLE_JIT=1``.
 
 Numba is an optional dependency (``pip install 'boardlab[fast]'``), imported only here.
 """
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+from typing import Any
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Game, Position
+from boardlab.core.perft import Counter
+from boardlab.core.perft import perft as python_perft  # boardlab.fast.perft is a module
+
+
+def perft_counter(game: Game[Any], depth: int, engine: str = "auto") -> Counter:
+    """The perft to count ``depth`` actions of ``game`` with: ``python`` (the rules, with
+    a transposition cache), ``compiled`` (the game's kernel), or ``auto``: compiled from
+    the depth where it pays for its compile time (``Game.compiled_perft_from``), when
+    numba is installed and the game has a kernel."""
+    compiled = engine == "compiled" or (
+        engine == "auto"
+        and depth >= game.compiled_perft_from
+        and game.kernel is not None
+        and find_spec("numba") is not None
+    )
+    if not compiled:
+        return python_perft
+    if game.kernel is None:
+        raise BoardlabError(f"{game.name} has no compiled kernel: use --engine python")
+    try:
+        from boardlab.fast.perft import compiled_perft
+    except ImportError:
+        raise BoardlabError("--engine compiled needs numba: pip install 'boardlab[fast]'") from None
+
+    def count(position: Position[Any], d: int) -> int:
+        return compiled_perft(position.game, position.state, d)
+
+    return count

@@ -1,24 +1,23 @@
 """boardlab's games as OpenSpiel games (Python games registered with ``pyspiel``).
 
 Every registered boardlab game is exposed under the short name ``boardlab_<id>``
-(``boardlab_jinli``, ``boardlab_linja``, ``boardlab_galatjang``), and every boardlab option is
-an OpenSpiel game parameter with the option's default::
+(``boardlab_`` and the game's id), and every boardlab option is an OpenSpiel game
+parameter with the option's default::
 
     from boardlab.rl import openspiel
     openspiel.register()
-    game = pyspiel.load_game("boardlab_linja", {"ruleset": "extra-turn"})
-    game = openspiel.load("linja", ruleset="extra-turn")         # the same game
+    game = pyspiel.load_game("boardlab_<id>", {"<option>": "<value>"})
+    game = openspiel.load("<id>", option="value")           # the same game
     state = game.new_initial_state()
-    str(state)                 # the position string: '6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 0 0'
-    game.new_initial_state("6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 r o 0 0")  # any position
+    str(state)                                 # the position string
+    game.new_initial_state("<position string>")  # any position
 
 The games are sequential, deterministic, perfect-information and zero-sum; the returns at
 the end are 1/-1 for a win/loss and 0 for a draw, for OpenSpiel player p = boardlab player
-index p (the first of ``Game.players``: red, black, south). A player who acts several
-times in a row (a swim and its drop, Linja's follow-up and bonus, a Galatjang sowing
-again) is simply the current player for several actions. Observation and information
-state strings are the position string, which holds the whole state; the observation
-tensor is a flat vector of the state's fields (bitboards spread out to one bit a square).
+index p (the first of ``Game.players``). A player who acts several times in a row (a
+turn of several actions) is simply the current player for several actions. Observation
+and information state strings are the position string, which holds the whole state; the
+observation tensor is ``Game.observation``, a flat vector of the state's fields.
 Serialization works (the position string is what is stored).
 
 pyspiel is imported only when a function of this module is first called, so the module
@@ -60,7 +59,7 @@ def register() -> list[str]:
 
 
 def load(game_id: str, **options: Any) -> Any:
-    """The ``pyspiel.Game`` of a boardlab game (``linja`` or ``boardlab_linja``) with the
+    """The ``pyspiel.Game`` of a boardlab game (``<id>`` or ``boardlab_<id>``) with the
     given options, as Python values or as text (``stones="6"``), checked by boardlab."""
     register()
     bare = game_id[len(PREFIX) :] if game_id.startswith(PREFIX) else game_id
@@ -115,48 +114,9 @@ def _node_from_text(game_id: str, options: tuple[tuple[str, Any], ...], text: st
     return _Node(game, game.parse_state(text))
 
 
-# ---------------------------------------------------------------------- observation tensors
-def _flat(value: Any, out: list[float]) -> None:
-    if isinstance(value, tuple):
-        for item in value:
-            _flat(item, out)
-    else:
-        number = int(value)
-        if abs(number) >= 1 << 24:  # would not be exact as a float32
-            raise ValueError(f"state field {number} is too large for a float tensor")
-        out.append(float(number))
-
-
-def _fields(state: Any) -> list[float]:
-    """Every field of a state (nested tuples flattened), as floats."""
-    out: list[float] = []
-    _flat(state, out)
-    return out
-
-
-def _jinli_fields(state: Any) -> list[float]:
-    """Jin Li: the red koi, yellow koi and stone bitboards as 49 bits each, then the
-    other fields."""
-    from boardlab.games.jinli.rules import SQUARES
-
-    bits = [
-        float((board >> square) & 1)
-        for board in (*state.koi, state.stones)
-        for square in range(SQUARES)
-    ]
-    return bits + _fields(state[2:])
-
-
-_FEATURES: dict[str, Callable[[Any], list[float]]] = {"jinli": _jinli_fields}
-
-
-def _features(game_id: str) -> Callable[[Any], list[float]]:
-    return _FEATURES.get(game_id, _fields)
-
-
 # ---------------------------------------------------------------------- the pyspiel classes
 def __getattr__(name: str) -> Any:
-    """``OpenSpielGame``, ``OpenSpielState`` and the game classes (``OpenSpielLinja``...),
+    """``OpenSpielGame``, ``OpenSpielState`` and the game classes (``OpenSpiel<Class>``),
     made on first use; pickle finds them here. Asking for one registers the games."""
     if name.startswith("OpenSpiel"):
         register()
@@ -230,9 +190,8 @@ def _classes() -> Any:
             )
             super().__init__(game_type(game_id), info, dict(game.options))
             self.boardlab_game = game
-            self.features = _features(game.id)
             self.start = _Node(game, game.initial_state())
-            self.tensor_size = len(self.features(self.start.state))
+            self.tensor_size = len(game.observation(self.start.state))
 
         def new_initial_state(self, position: str | None = None) -> OpenSpielState:
             """The start position, or the position a position string describes."""
@@ -307,12 +266,12 @@ def _classes() -> Any:
                     f"{short_name(game.boardlab_game.id)}: observation parameters are not "
                     f"supported; got {params}"
                 )
-            self.features = game.features
+            self.game = game.boardlab_game
             self.tensor = np.zeros(game.tensor_size, np.float32)
             self.dict = {"observation": self.tensor}
 
         def set_from(self, state: OpenSpielState, player: int) -> None:
-            self.tensor[:] = self.features(state._node.state)
+            self.tensor[:] = self.game.observation(state._node.state)
 
         def string_from(self, state: OpenSpielState, player: int) -> str:
             return str(state)

@@ -1,6 +1,172 @@
-"""Exact solvers: the complete Linja table and Galatjang endgame tables.
+"""Exact solvers: a game that declares one (``Game.solver``) gives exact values of its
+positions from a table built once (``boardlab solve``), and the perfect player, ``analyze``
+and the review read them through the ``Solver`` interface below, never by the game's name.
 
-Both store one signed byte per position in a table file (``tables.py``): a header that
+Tables store one signed byte per position in a table file (``tables.py``): a header that
 names the game, the rules the values hold under and a checksum, then the values, read
 memory-mapped so that a player starts at once and pays only for the pages it touches.
+Solvers need numpy and numba: the ``fast`` extra.
 """
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Game
+
+#: ``progress(label, unit)``: a context giving ``update(done, total)`` (a progress bar).
+Progress = Callable[[str, str], AbstractContextManager[Callable[[int, int], None]]]
+
+
+@dataclass(frozen=True)
+class SolveRequest:
+    """What ``boardlab solve`` asks: where the table goes (None: the default place),
+    whether to build it again or check its checksum, and a size for solvers that build
+    tables of a chosen reach (the most seeds in the pits of an endgame table)."""
+
+    out: Path | None = None
+    rebuild: bool = False
+    verify: bool = False
+    max_seeds: int | None = None
+
+
+class Solver(ABC):
+    """Exact values of a game's positions: the final point difference for the player to
+    act under perfect play, for every legal action."""
+
+    #: What the table covers, in a few words for help texts.
+    covers: ClassVar[str]
+    #: True if there are no exact values without a table (the game is solved whole);
+    #: False if the solver also searches where no table is built (endgames).
+    needs_table: ClassVar[bool]
+    #: Whether ``SolveRequest.max_seeds`` means something to this solver.
+    sized: ClassVar[bool] = False
+
+    @classmethod
+    @abstractmethod
+    def open(cls, game: Game[Any]) -> Solver:
+        """The solver for ``game``'s rules; a TableError that names the command which
+        builds the table when one is needed and missing."""
+
+    @classmethod
+    @abstractmethod
+    def table_exists(cls, game: Game[Any]) -> bool:
+        """Whether the table for ``game``'s rules is built."""
+
+    @abstractmethod
+    def action_values(self, state: Any) -> dict[int, int] | None:
+        """Every legal action's exact value, or None where the solver does not reach."""
+
+    def unreached(self, state: Any) -> str:
+        """Why ``state`` has no exact value, for a person."""
+        return "the position lies beyond the solver's reach"
+
+    @classmethod
+    @abstractmethod
+    def solve(cls, game: Game[Any], request: SolveRequest, progress: Progress) -> list[str]:
+        """Build (or read) the table as asked; the lines that report what it holds."""
+
+
+def solver_class(game: Game[Any]) -> type[Solver] | None:
+    """The solver a game declares, imported on first use; None if it has none. Solvers
+    need the ``fast`` extra: without it, a BoardlabError says what to install."""
+    if game.solver is None:
+        return None
+    module, _, name = game.solver.partition(":")
+    try:
+        found: type[Solver] = getattr(importlib.import_module(module), name)
+    except ImportError:
+        raise BoardlabError(
+            f"{game.name}'s exact play needs the solvers: pip install 'boardlab[fast]'"
+        ) from None
+    return found
+
+
+_OPEN: dict[tuple[Any, ...], Solver] = {}
+
+
+def open_solver(game: Game[Any]) -> Solver:
+    """The game's solver for its rules, opened once per process and table folder."""
+    from boardlab.solve.tables import table_dir
+
+    cls = solver_class(game)
+    if cls is None:
+        raise BoardlabError(f"{game.name} has no solver")
+    key = (game, str(table_dir()))
+    if key not in _OPEN:
+        _OPEN[key] = cls.open(game)
+    return _OPEN[key]
+
+
+def exact_values(game: Game[Any], state: Any) -> dict[int, int] | None:
+    """Every legal action's exact value in ``state`` when a solver reaches it (and its
+    table is built, where it needs one), else None; never raises for a missing extra."""
+    cls = solver_class_or_none(game)
+    if cls is None or (cls.needs_table and not cls.table_exists(game)):
+        return None
+    return open_solver(game).action_values(state)
+
+
+def solver_class_or_none(game: Game[Any]) -> type[Solver] | None:
+    """``solver_class``, with None also when the ``fast`` extra is missing."""
+    try:
+        return solver_class(game)
+    except BoardlabError:
+        return None
+
+
+def best_line(game: Game[Any], state: Any, length: int = 12) -> list[int]:
+    """An exact principal variation from ``state``: the best action by the solver at
+    each step, as long as the solver reaches and the game goes on."""
+    line: list[int] = []
+    while len(line) < length and game.outcome_of(state) is None:
+        values = exact_values(game, state)
+        if not values:
+            break
+        action = max(values, key=lambda a: values[a])
+        line.append(action)
+        state = game.apply(state, action)
+    return line
+
+
+def ensure_table(
+    path: Path,
+    request: SolveRequest,
+    build: Callable[[Path, Callable[[int, int], None]], Any],
+    label: str,
+    unit: str,
+    progress: Progress,
+) -> dict[str, Any]:
+    """Build the table at ``path`` unless it exists (or ``rebuild``), check its checksum
+    if asked; its header."""
+    from boardlab.solve.tables import read_table
+
+    if request.rebuild or not path.exists():
+        print(f"building {path} ...", flush=True)
+        with progress(label, unit) as update:
+            build(path, update)
+    table = read_table(path)
+    if request.verify:
+        with progress("checksum", "bytes") as update:
+            table.verify(update)
+        print("checksum verified")
+    return table.header
+
+
+__all__ = [
+    "Progress",
+    "SolveRequest",
+    "Solver",
+    "best_line",
+    "ensure_table",
+    "exact_values",
+    "open_solver",
+    "solver_class",
+]

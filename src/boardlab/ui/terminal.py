@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,9 +20,9 @@ from typing import Any
 
 from rich.console import Console
 
-from boardlab.ai import Agent, make_agent
+from boardlab.ai import DEFAULT_LEVEL, Agent, make_agent
 from boardlab.core.errors import BoardlabError, InvalidNotationError
-from boardlab.core.game import Position
+from boardlab.core.game import Game, Position
 from boardlab.core.record import GameRecord, add_action_token
 from boardlab.ui.narrate import explain
 from boardlab.ui.views import view
@@ -57,10 +57,34 @@ class Seat:
         return self.agent is None
 
 
-def make_seat(spec: str, seed: int | None, game: str | None = None) -> Seat:
-    if spec.strip().lower() in ("human", "person", "me"):
+HUMAN = ("human", "person", "me")
+
+
+def make_seat(spec: str, seed: int | None, game: Game[Any] | str | None = None) -> Seat:
+    if spec.strip().lower() in HUMAN:
         return Seat(None, "human")
     return Seat(make_agent(spec, seed, game), spec)
+
+
+def seat_specs(game: Game[Any], given: Mapping[str, str | None]) -> list[str]:
+    """Who plays each side, in the game's player order, from the seats named by player
+    (``{"red": "hard"}``): none named, a person against the default level; one named,
+    the other is a person (or the default level, if the named one is a person). A seat
+    named for a player the game does not have is refused."""
+    players = game.players
+    strays = [name for name, spec in given.items() if spec is not None and name not in players]
+    if strays:
+        raise BoardlabError(
+            f"--{strays[0]} is not a player of {game.id}: the players are {' and '.join(players)}"
+        )
+    chosen = [given.get(name) for name in players]
+    if chosen == [None, None]:
+        return ["human", DEFAULT_LEVEL]
+    if None in chosen:
+        other = str(chosen[1 - chosen.index(None)])
+        fill = DEFAULT_LEVEL if other.strip().lower() in HUMAN else "human"
+        return [str(c) if c is not None else fill for c in chosen]
+    return [str(c) for c in chosen]
 
 
 class TerminalGame:

@@ -98,7 +98,7 @@ def grid(game: Game[Any], board: Board, marked: set[str]) -> list[Text]:
 
 
 def pieces_line(line: Text, place: Place, shown: str, style: str, game: Game[Any]) -> None:
-    """A place of pieces of both players (a Linja row) shows each owner's in his colour."""
+    """A place with pieces of both players (a shared row) shows each owner's in his colour."""
     owners = [p.owner for p in place.pieces if p.owner is not None]
     if len(set(owners)) < 2:
         line.append(f" {shown} ", style=style)

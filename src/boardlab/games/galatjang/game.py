@@ -72,7 +72,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     input_hint = "A bare number is a pit of yours: 3 is s3 for South."
     kernel = "boardlab.games.galatjang.kernel"
     compiled_perft_from = 9
-    solver = "boardlab.solve.galatjang:GalatjangEndgame"
+    solver = "boardlab.games.galatjang.solver:GalatjangSolver"
     #: ``beginner`` plays more random moves: against ``noise=0.5`` ``easy`` scored 0.71
     #: (0.64 to 0.77) in 200 games, too near the ladder's 0.65; against 0.7, 0.80 (0.73
     #: to 0.85). ``expert`` is alpha-beta, which wins from the losing seat against

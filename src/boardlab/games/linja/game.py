@@ -78,7 +78,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     )
     kernel = "boardlab.games.linja.kernel"
     compiled_perft_from = 9
-    solver = "boardlab.solve.linja:LinjaSolution"
+    solver = "boardlab.games.linja.solver:LinjaSolver"
     schema = OptionSchema(
         (
             Option("first", "black", "the player who moves first", choices=("black", "red")),

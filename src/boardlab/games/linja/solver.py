@@ -1,0 +1,80 @@
+"""Linja solved whole: the ``Solver`` face of ``boardlab.solve.linja`` (the table of every
+position of a variant, built by ``boardlab solve linja``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boardlab.core.game import Game, Position
+from boardlab.solve import Progress, Solver, SolveRequest, ensure_table
+from boardlab.solve import linja as table
+from boardlab.solve.tables import TableError
+
+
+class LinjaSolver(Solver):
+    covers = "every position of the variant"
+    needs_table = True
+
+    def __init__(self, solution: table.LinjaSolution) -> None:
+        self.solution = solution
+
+    @classmethod
+    def open(cls, game: Game[Any]) -> LinjaSolver:
+        return cls(table.LinjaSolution.load(game))  # type: ignore[arg-type]
+
+    @classmethod
+    def table_exists(cls, game: Game[Any]) -> bool:
+        return table.LinjaSolution.available(game)  # type: ignore[arg-type]
+
+    def action_values(self, state: Any) -> dict[int, int] | None:
+        if not self.solution.in_reach(state):
+            return None
+        return self.solution.action_values(state)
+
+    def unreached(self, state: Any) -> str:
+        return "the position lies beyond the table's reach (the turn cap could end the game first)"
+
+    @classmethod
+    def solve(cls, game: Game[Any], request: SolveRequest, progress: Progress) -> list[str]:
+        if request.max_seeds is not None:
+            raise TableError("--max-seeds is for endgame tables: Linja is solved whole")
+        path = request.out or table.default_path(game)  # type: ignore[arg-type]
+        name = table.variant_name(game)  # type: ignore[arg-type]
+        header = ensure_table(
+            path,
+            request,
+            lambda target, update: table.build(game, target, update),  # type: ignore[arg-type]
+            f"solving {game.name} {name}",
+            "levels",
+            progress,
+        )
+        solution = table.LinjaSolution.load(game, path)  # type: ignore[arg-type]
+        start = game.initial()
+        size = path.stat().st_size / 1e9
+        lines = [
+            f"{game.name} {name}: {path} ({size:.2f} GB, built in {header['build_seconds']:.0f} s)"
+        ]
+        if not solution.in_reach(start.state):
+            lowest = solution.lowest
+            return [*lines, f"a partial table (progress {lowest} and more): the start is beyond it"]
+        value = solution.value(start.state)
+        first = start.player
+        verdict = (
+            "a draw"
+            if value == 0
+            else (f"{first} wins by {value}" if value > 0 else f"{first} loses by {-value}")
+        )
+        turns = [" ".join(_strings(start, t)) for t in solution.best_turns(start.state)]
+        return [
+            *lines,
+            f"start {start.position_string()}: {verdict} with perfect play (value {value:+d})",
+            f"optimal first turns ({len(turns)}): {', '.join(turns)}",
+        ]
+
+
+def _strings(position: Position[Any], actions: tuple[int, ...]) -> list[str]:
+    words = []
+    for action in actions:
+        words.append(position.action_string(action))
+        position = position.play(action)
+    return words
