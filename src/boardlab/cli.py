@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -22,6 +21,7 @@ from boardlab.core.game import Game, Position
 from boardlab.core.perft import perft
 from boardlab.core.record import GameRecord, RecordError, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
+from boardlab.extras import has, import_extra, require
 
 
 class UsageError(Exception):
@@ -212,12 +212,9 @@ COMPILED_PERFT_FROM = {"jinli": 6, "linja": 9, "galatjang": 9}
 def _perft_counter(engine: str, game_id: str, depth: int) -> Callable[[Position[Any], int], int]:
     """The Python perft, or the compiled one (for deep counts, when numba is there)."""
     shallow = depth < COMPILED_PERFT_FROM.get(game_id, 8)
-    if engine == "python" or (engine == "auto" and (shallow or not find_spec("numba"))):
+    if engine == "python" or (engine == "auto" and (shallow or not has("fast"))):
         return perft
-    try:
-        from boardlab.fast.perft import compiled_perft
-    except ImportError:
-        raise BoardlabError("--engine compiled needs numba: pip install 'boardlab[fast]'") from None
+    compiled_perft = import_extra("boardlab.fast.perft", "--engine compiled").compiled_perft
     return lambda position, d: compiled_perft(position.game, position.state, d)
 
 
@@ -401,23 +398,20 @@ def _exact_analysis(position: Position[Any]) -> bool:
 
 def _linja_table_note(game: Game[Any]) -> str:
     """Why a Linja position has no exact value, and how to get one."""
-    from boardlab.solve.linja import default_path, missing_table
-
     try:
-        path = default_path(game)  # type: ignore[arg-type]
-    except BoardlabError as error:
+        solver = import_extra("boardlab.solve.linja", "the Linja solver")
+        path = solver.default_path(game)
+    except BoardlabError as error:  # MissingExtraError too
         return str(error)
     if not path.exists():
-        return missing_table(game, path)  # type: ignore[arg-type]
+        return str(solver.missing_table(game, path))
     return "the position lies beyond the table's reach (the turn cap could end the game first)"
 
 
 def run_play(args: argparse.Namespace) -> int:
-    try:
-        from boardlab.ui.terminal import TerminalGame, console_for, make_seat
-    except ImportError:
-        raise BoardlabError("boardlab play needs Rich: pip install 'boardlab[play]'") from None
+    require("play", "boardlab play")
     from boardlab.ai import DEFAULT_LEVEL, make_agent
+    from boardlab.ui.terminal import TerminalGame, console_for, make_seat
 
     cls = game_class(args.game)
     if args.load:
@@ -467,6 +461,8 @@ def run_play(args: argparse.Namespace) -> int:
 
 def run_solve(args: argparse.Namespace) -> int:
     game = _game(args)
+    if game.id in ("linja", "galatjang"):
+        require("fast", f"boardlab solve {game.id}")  # the solvers are compiled
     if game.id == "linja":
         return _solve_linja(game, args)
     if game.id == "galatjang":

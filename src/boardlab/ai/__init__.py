@@ -11,7 +11,6 @@ True
 
 from __future__ import annotations
 
-from importlib.util import find_spec
 from typing import Any
 
 from boardlab.ai.alphabeta import AlphaBetaAgent
@@ -20,6 +19,7 @@ from boardlab.ai.mcts import MctsAgent
 from boardlab.ai.perfect import PerfectAgent
 from boardlab.ai.simple import GreedyAgent, RandomAgent
 from boardlab.core.errors import BoardlabError
+from boardlab.extras import has
 
 AGENTS: dict[str, type[Agent]] = {
     cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent, PerfectAgent)
@@ -44,7 +44,7 @@ PYTHON_LEVELS: dict[str, str] = {
     "expert": "mcts:time=4,rollout=heuristic",
     "perfect": "perfect",
 }
-LEVELS: dict[str, str] = COMPILED_LEVELS if find_spec("numba") else PYTHON_LEVELS
+LEVELS: dict[str, str] = COMPILED_LEVELS if has("fast") else PYTHON_LEVELS
 #: Levels a game plays with another agent. Galatjang's ``beginner`` plays more random
 #: moves: against ``noise=0.5`` ``easy`` scored 0.71 (0.64 to 0.77) in 200 games, too
 #: near the ladder's 0.65; against 0.7, 0.80 (0.73 to 0.85). Its ``expert`` is
@@ -53,7 +53,7 @@ LEVELS: dict[str, str] = COMPILED_LEVELS if find_spec("numba") else PYTHON_LEVEL
 GAME_LEVELS: dict[str, dict[str, str]] = {
     "galatjang": {
         "beginner": "greedy:noise=0.7",
-        **({"expert": "alphabeta:engine=compiled,nodes=2000000"} if find_spec("numba") else {}),
+        **({"expert": "alphabeta:engine=compiled,nodes=2000000"} if has("fast") else {}),
     }
 }
 DEFAULT_LEVEL = "medium"

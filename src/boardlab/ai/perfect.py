@@ -9,15 +9,15 @@ searches like ``fallback`` (default the level expert). Jin Li has no solver.
 from __future__ import annotations
 
 import random
-from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.extras import MissingExtraError, has
 
 #: The solvers are compiled (numba, numpy): without them there are no exact values.
-SOLVERS_INSTALLED = bool(find_spec("numba") and find_spec("numpy"))
+SOLVERS_INSTALLED = has("fast")
 
 
 def exact_values(position: Position[Any]) -> dict[int, int] | None:
@@ -90,9 +90,7 @@ class PerfectAgent(Agent):
 
     def check(self, game: Game[Any]) -> None:
         if not SOLVERS_INSTALLED:
-            raise BoardlabError(
-                "the perfect player needs the solvers: pip install 'boardlab[fast]'"
-            )
+            raise MissingExtraError("the perfect player", "fast", "the solvers")
         if game.id == "linja":
             _solver(game)  # raises TableError with the command that builds the table
         elif game.id != "galatjang":
