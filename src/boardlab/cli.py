@@ -341,6 +341,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     if position.game.id == "linja":
         print(f"no exact values: {_linja_table_note(position.game)}")
     agent = make_agent(args.agent, args.seed, position.game.id)
+    agent.check(position.game)  # perfect: the solvers and the table, as play and match ask
     analyze = getattr(agent, "analyze", agent.choose)
     choice = analyze(position)
     print(f"{position.position_string()}  ({position.player} to act)")
