@@ -170,6 +170,24 @@ def _shared(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Pat
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def _what_is_installed(bin_dir: Path) -> tuple[list[str], Path]:
+    """The optional modules the venv's Python finds, and where its boardlab lies."""
+    code = (
+        "import json, boardlab, platformdirs, rich; from importlib.util import find_spec; "
+        f"print(json.dumps([[m for m in {list(OPTIONAL)!r} if find_spec(m)], boardlab.__file__]))"
+    )
+    done = subprocess.run(
+        [str(bin_dir / "python"), "-c", code],
+        capture_output=True,
+        text=True,
+        env=_environment(bin_dir, light=True),
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    installed, where = json.loads(done.stdout)
+    return installed, Path(where)
+
+
 def _copy_of_the_checkout(target: Path) -> Path:
     """The files a build reads, so that building leaves no build/ or egg-info here."""
     target.mkdir(parents=True)
@@ -204,6 +222,8 @@ def light_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
             )
             assert done.returncode == 0, f"pip install failed:\n{done.stdout}\n{done.stderr}"
             (home / "built").touch()
+    installed, _ = _what_is_installed(bin_dir)
+    assert not installed, f"a light install must lack {OPTIONAL}: it has {installed}"
     return bin_dir
 
 
@@ -216,22 +236,10 @@ def light_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp
 
 
-def test_the_light_install_has_no_extras(light_bin: Path, light_tmp: Path) -> None:
-    code = (
-        "from importlib.util import find_spec as f; import boardlab, rich, platformdirs; "
-        f"print([m for m in {OPTIONAL!r} if f(m)], boardlab.__file__)"
-    )
-    done = subprocess.run(
-        [str(light_bin / "python"), "-c", code],
-        capture_output=True,
-        text=True,
-        env=_environment(light_tmp, light=True),
-        timeout=TIMEOUT,
-    )
-    assert done.returncode == 0, done.stderr
-    installed, where = done.stdout.rsplit(maxsplit=1)
-    assert installed == "[]", f"a light install should lack {OPTIONAL}: it has {installed}"
-    assert Path(where).is_relative_to(light_bin.parent), where  # not this checkout's src
+def test_the_light_install_is_light(light_bin: Path) -> None:
+    installed, boardlab = _what_is_installed(light_bin)
+    assert installed == []
+    assert boardlab.is_relative_to(light_bin.parent), boardlab  # not this checkout's src
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
