@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,9 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+
+from boardlab import extras
+from boardlab.core.errors import BoardlabError
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONAL = ("numba", "numpy", "llvmlite", "pyspiel")
@@ -147,6 +151,26 @@ def _check(case: Case, expected: str, status: int, out: str, err: str) -> None:
         assert f"pip install 'boardlab[{expected}]'" in lines[0], shown
     else:
         assert "pip install" not in lines[0], shown
+
+
+# ---------------------------------------------------------------------- the boundary
+def test_a_missing_extra_is_one_boardlab_error_and_an_import_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "numba", None)  # as if not installed
+    assert not extras.has("fast") and extras.missing("fast") == "numba"
+    with pytest.raises(extras.MissingExtraError) as raised:
+        extras.require("fast", "the thing")
+    error = raised.value
+    assert isinstance(error, BoardlabError) and isinstance(error, ImportError)
+    assert str(error) == "the thing needs numba: pip install 'boardlab[fast]'"
+    assert str(pickle.loads(pickle.dumps(error))) == str(error)  # crosses processes
+    monkeypatch.delitem(sys.modules, "boardlab.fast.perft", raising=False)
+    with pytest.raises(extras.MissingExtraError, match=r"^--engine compiled needs numba: "):
+        extras.import_extra("boardlab.fast.perft", "--engine compiled")
+    with pytest.raises(ModuleNotFoundError) as other:  # not an extra's: goes through
+        extras.import_extra("boardlab.no_such_module", "nothing")
+    assert not isinstance(other.value, extras.MissingExtraError)
 
 
 # ---------------------------------------------------------------------- the light install

@@ -463,7 +463,7 @@ def run_play(args: argparse.Namespace) -> int:
 def run_solve(args: argparse.Namespace) -> int:
     game = _game(args)
     if game.id in ("linja", "galatjang"):
-        require("fast", f"boardlab solve {game.id}")  # the solvers are compiled
+        require("fast", f"the {game.name} solver")  # the solvers are compiled
     if game.id == "linja":
         return _solve_linja(game, args)
     if game.id == "galatjang":
