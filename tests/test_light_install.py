@@ -97,7 +97,7 @@ CASES = [
     Case("analyze jinli --agent alphabeta:engine=compiled,depth=2", "fast"),
     Case("analyze linja --agent perfect", "fast", "error"),  # full: no table
     Case(f"analyze galatjang {TINY} --agent perfect", "fast"),  # full: exact
-    Case("analyze jinli --agent perfect", "fast", "error"),  # no Jin Li solver
+    Case("analyze jinli --agent perfect", "error", "error"),  # no Jin Li solver
     Case("analyze jinli --agent mcts:tree=gpu", "error", "error"),
     Case("analyze jinli --agent mcts:tree=compiled,rollout=heuristic", "error", "error"),
     # play, with what a person would type piped in

@@ -89,15 +89,15 @@ class PerfectAgent(Agent):
         return self._fallbacks[game.id]
 
     def check(self, game: Game[Any]) -> None:
-        if not SOLVERS_INSTALLED:
-            raise MissingExtraError("the perfect player", "fast", "the solvers")
-        if game.id == "linja":
-            _solver(game)  # raises TableError with the command that builds the table
-        elif game.id != "galatjang":
+        if game.id not in ("linja", "galatjang"):
             raise BoardlabError(
                 f"no perfect player for {game.name}: only Linja is solved (and Galatjang "
                 "endgames); choose a level such as expert"
             )
+        if not SOLVERS_INSTALLED:
+            raise MissingExtraError("the perfect player", "fast", "the solvers")
+        if game.id == "linja":
+            _solver(game)  # raises TableError with the command that builds the table
 
     def warm(self, position: Position[Any]) -> None:
         self.fallback(position.game).warm(position)
