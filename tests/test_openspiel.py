@@ -14,6 +14,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import boardlab  # noqa: E402
+from boardlab.extras import MissingExtraError  # noqa: E402
 from boardlab.rl import openspiel  # noqa: E402
 
 GAMES = boardlab.game_ids()
@@ -67,7 +68,8 @@ def test_pyspiel_is_imported_only_when_asked_for() -> None:
 
 def test_a_clear_error_without_openspiel(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyspiel", None)
-    with pytest.raises(ImportError, match="needs OpenSpiel: pip install open-spiel"):
+    message = r"needs OpenSpiel: pip install 'boardlab\[openspiel\]'"
+    with pytest.raises(MissingExtraError, match=message):
         openspiel.register()
 
 

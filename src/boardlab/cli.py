@@ -22,6 +22,7 @@ from boardlab.core.game import Game, Position
 from boardlab.core.perft import divide
 from boardlab.core.record import GameRecord, RecordError, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
+from boardlab.extras import require
 from boardlab.fast import perft_counter
 
 
@@ -335,6 +336,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     if note:
         print(f"no exact values: {note}")
     agent = make_agent(args.agent, args.seed, position.game)
+    agent.check(position.game)  # the perfect player: its solver and table, as play asks
     analyze = getattr(agent, "analyze", agent.choose)
     choice = analyze(position)
     print(f"{position.position_string()}  ({position.player} to act)")
@@ -400,11 +402,9 @@ def _no_exact_values(position: Position[Any]) -> str:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    try:
-        from boardlab.ui.terminal import TerminalGame, console_for, make_seat, seat_specs
-    except ImportError:
-        raise BoardlabError("boardlab play needs Rich: pip install 'boardlab[play]'") from None
+    require("play", "boardlab play")
     from boardlab.ai import make_agent
+    from boardlab.ui.terminal import TerminalGame, console_for, make_seat, seat_specs
 
     cls = game_class(args.game)
     if args.load:

@@ -11,7 +11,6 @@ True
 
 from __future__ import annotations
 
-from importlib.util import find_spec
 from typing import Any
 
 from boardlab.ai.alphabeta import AlphaBetaAgent
@@ -22,6 +21,7 @@ from boardlab.ai.simple import GreedyAgent, RandomAgent
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.registry import game_class
+from boardlab.extras import has
 
 AGENTS: dict[str, type[Agent]] = {
     cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent, PerfectAgent)
@@ -54,7 +54,7 @@ DEFAULT_LEVEL = "medium"
 def compiled(game: Game[Any] | type[Game[Any]] | None) -> bool:
     """Whether ``game`` plays with the compiled kernels: numba is installed and the game
     has a kernel (any game, when none is named)."""
-    return bool(find_spec("numba")) and (game is None or game.kernel is not None)
+    return has("fast") and (game is None or game.kernel is not None)
 
 
 def levels(game: Game[Any] | type[Game[Any]] | None = None) -> dict[str, str]:

@@ -29,6 +29,7 @@ from boardlab.ai.base import (
 from boardlab.ai.evaluation import evaluation_for
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.extras import require
 
 EXACT, LOWER, UPPER = 0, 1, 2
 INFINITY = 10.0
@@ -52,6 +53,8 @@ class AlphaBetaAgent(Agent):
             raise BoardlabError(
                 f"bad engine {self.engine!r} for agent 'alphabeta': expected python|compiled"
             )
+        if self.engine == "compiled":
+            require("fast", "agent 'alphabeta' with engine=compiled")
         self._compiled_search: Any = None
         self._compiled_lock = threading.Lock()  # warm() may run in another thread
 

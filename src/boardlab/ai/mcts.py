@@ -16,6 +16,7 @@ from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with
 from boardlab.ai.evaluation import evaluation_for, terminal_value
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.extras import has, require
 
 DEFAULT_ITERATIONS = 1000
 REUSE_DEPTH = 6  # how deep the old tree is searched for the new root
@@ -92,6 +93,8 @@ class MctsAgent(Agent):
             )
         if self.tree == "compiled" and self.rollout_kind != "random":
             raise BoardlabError("agent 'mcts' with tree=compiled plays random rollouts only")
+        if self.tree == "compiled":
+            require("fast", "agent 'mcts' with tree=compiled")
         self._compiled_search: Any = None
         self._compiled_lock = threading.Lock()  # warm() may run in another thread
         self.root: Node | None = None
@@ -199,7 +202,12 @@ class MctsAgent(Agent):
 
     def _compiled_rollout(self, game: Game[Any], rng: random.Random) -> Any:
         """The game's compiled random rollout, if wanted and available, else None."""
-        if self.rollout_kind != "random" or not self.compiled or game.kernel is None:
+        if (
+            self.rollout_kind != "random"
+            or not self.compiled
+            or game.kernel is None
+            or not has("fast")
+        ):
             return None
         try:
             from boardlab.fast.batch import rollout_function

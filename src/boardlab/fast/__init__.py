@@ -19,13 +19,13 @@ Numba is an optional dependency (``pip install 'boardlab[fast]'``), imported onl
 
 from __future__ import annotations
 
-from importlib.util import find_spec
 from typing import Any
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
 from boardlab.core.perft import Counter
 from boardlab.core.perft import perft as python_perft  # boardlab.fast.perft is a module
+from boardlab.extras import has, import_extra
 
 
 def perft_counter(game: Game[Any], depth: int, engine: str = "auto") -> Counter:
@@ -37,18 +37,15 @@ def perft_counter(game: Game[Any], depth: int, engine: str = "auto") -> Counter:
         engine == "auto"
         and depth >= game.compiled_perft_from
         and game.kernel is not None
-        and find_spec("numba") is not None
+        and has("fast")
     )
     if not compiled:
         return python_perft
     if game.kernel is None:
         raise BoardlabError(f"{game.name} has no compiled kernel: use --engine python")
-    try:
-        from boardlab.fast.perft import compiled_perft
-    except ImportError:
-        raise BoardlabError("--engine compiled needs numba: pip install 'boardlab[fast]'") from None
+    compiled_perft = import_extra("boardlab.fast.perft", "--engine compiled").compiled_perft
 
     def count(position: Position[Any], d: int) -> int:
-        return compiled_perft(position.game, position.state, d)
+        return int(compiled_perft(position.game, position.state, d))
 
     return count

@@ -34,6 +34,7 @@ from typing import Any
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.game import Game, Position
 from boardlab.core.registry import game_class, game_ids, new_game
+from boardlab.extras import import_extra
 
 PREFIX = "boardlab_"
 
@@ -131,13 +132,7 @@ def __getattr__(name: str) -> Any:
 
 
 def _pyspiel() -> Any:
-    try:
-        import pyspiel  # type: ignore[import-not-found, unused-ignore]
-    except ImportError as error:
-        raise ImportError(
-            "boardlab.rl.openspiel needs OpenSpiel: pip install open-spiel"
-        ) from error
-    return pyspiel
+    return import_extra("pyspiel", "boardlab.rl.openspiel")
 
 
 @functools.cache

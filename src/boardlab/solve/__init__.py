@@ -10,7 +10,6 @@ Solvers need numpy and numba: the ``fast`` extra.
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -20,6 +19,7 @@ from typing import Any, ClassVar
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.extras import import_extra
 
 #: ``progress(label, unit)``: a context giving ``update(done, total)`` (a progress bar).
 Progress = Callable[[str, str], AbstractContextManager[Callable[[int, int], None]]]
@@ -80,12 +80,9 @@ def solver_class(game: Game[Any]) -> type[Solver] | None:
     if game.solver is None:
         return None
     module, _, name = game.solver.partition(":")
-    try:
-        found: type[Solver] = getattr(importlib.import_module(module), name)
-    except ImportError:
-        raise BoardlabError(
-            f"{game.name}'s exact play needs the solvers: pip install 'boardlab[fast]'"
-        ) from None
+    found: type[Solver] = getattr(
+        import_extra(module, f"{game.name}'s exact play", "the solvers"), name
+    )
     return found
 
 
