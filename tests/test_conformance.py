@@ -4,12 +4,14 @@ same way. Each test pins a promise of the core API that every game must keep."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 import boardlab
 from boardlab.core.game import Game
+from boardlab.testing import ConformanceError, check_game
 from support import option_values, random_game, random_options
 
 GAMES = boardlab.game_ids()
@@ -120,3 +122,24 @@ def test_positions_are_immutable_values(game_id: str) -> None:
     with pytest.raises(AttributeError):
         position.state = after.state  # type: ignore[misc]
     assert repr(position).startswith(f"<Position {game_id} ")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_game_passes_the_shipped_conformance_suite(game_id: str) -> None:
+    assert check_game(game_id, option_sets=16, games=3, seed=11) > 100
+
+
+def test_the_suite_catches_a_broken_promise() -> None:
+    """A game whose board model forgets who is to act fails, naming what broke."""
+    cls = boardlab.game_class(GAMES[0])
+    broken = type("Broken", (cls,), {"board_model": lambda self, state: replace(
+        cls.board_model(self, state), to_act=None)})  # fmt: skip
+    with pytest.raises(ConformanceError, match="not registered under its id"):
+        check_game(broken, option_sets=1, games=1)
+    boardlab.register(broken)  # in place of the real game, for this check only
+    try:
+        with pytest.raises(ConformanceError, match=rf"^{cls.id} at '.+': board's to_act$"):
+            check_game(broken, option_sets=1, games=1)
+    finally:
+        boardlab.register(cls)
+    assert boardlab.game_class(cls.id) is cls

@@ -80,7 +80,7 @@ def has(extra: str) -> bool:
 
 def require(extra: str, needed_by: str, what: str | None = None) -> None:
     """Raise ``MissingExtraError`` unless ``extra`` is installed. ``needed_by`` names what
-    needs it (``"the Linja solver"``), ``what`` what it needs if not the extra's
+    needs it (``"boardlab play"``), ``what`` what it needs if not the extra's
     main module (``"the solvers"`` rather than ``"numba"``)."""
     if not has(extra):
         raise MissingExtraError(needed_by, extra, what)

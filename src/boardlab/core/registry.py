@@ -19,6 +19,11 @@ def register(cls: G) -> G:
     return cls
 
 
+def unregister(game_id: str) -> None:
+    """Remove a game from the registry (a game a test registered for itself)."""
+    _GAMES.pop(game_class(game_id).id)
+
+
 def game_ids() -> list[str]:
     """The ids of every registered game, in registration order."""
     return list(_GAMES)
