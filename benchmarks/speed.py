@@ -26,7 +26,7 @@ import boardlab
 from boardlab.ai import make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
-BASELINE = ROOT.parent / "shared" / "baselines" / "c-playouts"
+SKIPPED = "C baseline skipped: set BOARDLAB_C_BASELINE or pass --c-baseline DIR"
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -94,14 +94,18 @@ def first_call_seconds(game_id: str, fresh_cache: bool) -> float | None:
     return float(done.stdout.strip()) if done.returncode == 0 else None
 
 
-def c_baseline(games: list[str], seconds: float) -> dict[str, dict[str, float]]:
-    """Build the C baseline in a temporary folder and run ``./limit GAME SECONDS``."""
-    if not BASELINE.exists() or shutil.which("make") is None:
+def c_baseline(
+    source: Path | None, games: list[str], seconds: float
+) -> dict[str, dict[str, float]]:
+    """Build the C baseline (a tuned C program, not part of boardlab, found in ``source``)
+    in a temporary folder and run ``./limit GAME SECONDS``; nothing, said, without it."""
+    if source is None or not source.exists() or shutil.which("make") is None:
+        print(SKIPPED)
         return {}
     figures: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as work:
         build = Path(work) / "c"
-        shutil.copytree(BASELINE, build)
+        shutil.copytree(source, build)
         made = subprocess.run(["make"], cwd=build, capture_output=True, text=True, check=False)
         if made.returncode != 0:
             return {}
@@ -129,9 +133,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--games", default="jinli,linja,galatjang")
+    parser.add_argument(
+        "--c-baseline",
+        metavar="DIR",
+        type=Path,
+        default=os.environ.get("BOARDLAB_C_BASELINE"),
+        help="the C baseline's folder (default: $BOARDLAB_C_BASELINE; skipped without it)",
+    )
     args = parser.parse_args()
     games = args.games.split(",")
-    c = c_baseline(games, args.seconds)
+    c = c_baseline(Path(args.c_baseline) if args.c_baseline else None, games, args.seconds)
     rows: dict[str, Any] = {}
     for game_id in games:
         python = python_playouts(game_id, args.seconds)

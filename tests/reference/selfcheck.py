@@ -1,8 +1,9 @@
 """Self-check of the reference implementations (run: python tests/reference/selfcheck.py).
 
-1. perft from the default initial positions, depths 1-4, against the C baseline
-   (/work/shared/baselines/c-playouts, built into a temporary directory if possible; the
-   numbers it printed when this was written are kept as a fallback).
+1. perft from the default initial positions, depths 1-4, against the C baseline (a
+   tuned C program, not part of boardlab: its folder is given with --c-baseline DIR or
+   $BOARDLAB_C_BASELINE and built in a temporary directory; without it, the numbers it
+   printed when this was written are used).
 2. Step-by-step comparison with C `trace` games (default options): every legal-action list,
    the final position string and the outcome.
 3. Random games under random option combinations: every game ends, conservation holds,
@@ -28,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # the project root
 from tests.reference import galatjang, jinli, linja  # noqa: E402
 
 GAMES = {"jinli": jinli, "linja": linja, "galatjang": galatjang}
-C_SOURCE = "/work/shared/baselines/c-playouts"
+SKIPPED = "C baseline skipped: set BOARDLAB_C_BASELINE or pass --c-baseline DIR"
 C_PERFT = {  # printed by the C baseline for the default options
     "jinli": [6, 270, 1620, 70020],
     "linja": [7, 44, 321, 2021],
@@ -47,12 +48,14 @@ def perft(module, options: dict, position: str, depth: int) -> int:
     )
 
 
-def build_c(work: str) -> str | None:
-    """Copy the C baseline into the directory `work` and build it; None if that fails."""
-    if not os.path.isdir(C_SOURCE) or shutil.which("make") is None:
+def build_c(source: str | None, work: str) -> str | None:
+    """Copy the C baseline's folder `source` into `work` and build it; None (said) if it
+    is not given or cannot be built."""
+    if not source or not os.path.isdir(source) or shutil.which("make") is None:
+        print(SKIPPED)
         return None
     target = os.path.join(work, "c")
-    shutil.copytree(C_SOURCE, target)
+    shutil.copytree(source, target)
     for root, _dirs, files in os.walk(target):
         for name in files:
             os.chmod(os.path.join(root, name), 0o644)
@@ -287,9 +290,15 @@ def main() -> int:
         default=100_000,
         help="C games scanned for rare endings to trace (0: none)",
     )
+    parser.add_argument(
+        "--c-baseline",
+        metavar="DIR",
+        default=os.environ.get("BOARDLAB_C_BASELINE"),
+        help="the C baseline's folder (default: $BOARDLAB_C_BASELINE)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ref-c-") as work:
-        limit = build_c(work)
+        limit = build_c(args.c_baseline, work)
         ok = check_perft(limit)
         ok &= check_traces(limit, args.traces, args.seed, args.scan)
     ok &= check_random(args.games, args.seed)
