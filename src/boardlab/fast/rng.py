@@ -33,30 +33,54 @@ def _rotl(x: np.uint64, k: int) -> np.uint64:
     return (x << uint64(k)) | (x >> uint64(64 - k))
 
 
-@njit(cache=True)
-def _next_u64_compiled(g: np.ndarray) -> np.uint64:
-    result = _rotl(g[1] * uint64(5), 7) * uint64(9)
-    t = g[1] << uint64(17)
-    g[2] ^= g[0]
-    g[3] ^= g[1]
-    g[1] ^= g[2]
-    g[0] ^= g[3]
-    g[2] ^= t
-    g[3] = _rotl(g[3], 45)
-    return result
+@njit(cache=True, inline="always")
+def step(
+    g0: np.uint64, g1: np.uint64, g2: np.uint64, g3: np.uint64
+) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """One xoshiro256** step on a generator held in four locals (registers, in a compiled
+    loop): the 64 output bits and the new state. The only copy of the step."""
+    out = _rotl(g1 * uint64(5), 7) * uint64(9)
+    t = g1 << uint64(17)
+    g2 ^= g0
+    g3 ^= g1
+    g1 ^= g2
+    g0 ^= g3
+    g2 ^= t
+    g3 = _rotl(g3, 45)
+    return out, g0, g1, g2, g3
 
 
-@njit(cache=True)
-def _below_compiled(g: np.ndarray, n: int) -> int:
+@njit(cache=True, inline="always")
+def below_held(
+    g0: np.uint64, g1: np.uint64, g2: np.uint64, g3: np.uint64, n: int
+) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Lemire's unbiased choice in [0, n) on a generator held in locals: the same draws
+    as ``below``; the choice and the new state."""
     bound = uint64(n)
-    m = (_next_u64_compiled(g) >> uint64(32)) * bound
+    r, g0, g1, g2, g3 = step(g0, g1, g2, g3)
+    m = (r >> uint64(32)) * bound
     low = m & uint64(0xFFFFFFFF)
     if low < bound:
         threshold = (uint64(0x100000000) - bound) % bound
         while low < threshold:
-            m = (_next_u64_compiled(g) >> uint64(32)) * bound
+            r, g0, g1, g2, g3 = step(g0, g1, g2, g3)
+            m = (r >> uint64(32)) * bound
             low = m & uint64(0xFFFFFFFF)
-    return int(m >> uint64(32))
+    return int(np.int64(m >> uint64(32))), g0, g1, g2, g3
+
+
+@njit(cache=True)
+def _next_u64_compiled(g: np.ndarray) -> np.uint64:
+    out, g0, g1, g2, g3 = step(g[0], g[1], g[2], g[3])
+    g[0], g[1], g[2], g[3] = g0, g1, g2, g3
+    return out
+
+
+@njit(cache=True)
+def _below_compiled(g: np.ndarray, n: int) -> int:
+    value, g0, g1, g2, g3 = below_held(g[0], g[1], g[2], g[3], n)
+    g[0], g[1], g[2], g[3] = g0, g1, g2, g3
+    return value
 
 
 def _next_u64_python(g: np.ndarray) -> np.uint64:

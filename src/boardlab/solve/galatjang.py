@@ -52,9 +52,10 @@ bound the same way.
 (``kernel.sow``, the rules' one compiled form) on the ring seen from the player to act,
 and decides whether the same player sows again (his last seed in his store and he still
 has seeds) or the turn passes; the search and ``successors`` use it. The table build uses
-``_sow_packed``, the same sowing on two words of bytes that moves a whole hand in one step
-(up to 6 pits); the tests compare both with the engine on every position of many random
-games, and whole tables built with either.
+the kernel's packed sower (``kernel.sow_packed``, the same sowing on two words of bytes
+that moves a whole hand in one step, up to 6 pits; its layout is written down beside it);
+the tests compare both with the engine on every position of many random games, and whole
+tables built with either.
 """
 
 from __future__ import annotations
@@ -71,9 +72,17 @@ from numba import njit, prange
 from boardlab.core.errors import OptionError
 from boardlab.core.game import Game
 from boardlab.games.galatjang import kernel
-from boardlab.games.galatjang.kernel import LONE_STORE, SKIP_ORIGIN, SOW_OPPONENT_STORE, sow
+from boardlab.games.galatjang.kernel import (
+    LONE_STORE,
+    PACKED_HAND,
+    PACKED_PITS,
+    SKIP_ORIGIN,
+    SOW_OPPONENT_STORE,
+    sow,
+    sow_packed,
+    sowing_table,
+)
 from boardlab.games.galatjang.rules import (
-    MAX_RELAYS,
     SOUTH,
     GalatjangState,
     pit_count,
@@ -171,79 +180,6 @@ def _next_bars(bars: np.ndarray) -> None:
             bars[i] = i
 
 
-PACKED_PITS = 6  # the packed sower holds a side's pits and store in the low bytes of a word
-PACKED_HAND = 128  # hands the packed sower's table covers (a hand holds at most K seeds)
-
-
-def sowing_table(pits: int, sow_opponent_store: bool, skip_origin: bool) -> np.ndarray:
-    """For the packed sower: ``[origin, h]`` holds what sowing ``h`` seeds taken from
-    ring position ``origin`` (seen from the mover: his pits, his store, the opponent's
-    pits, the opponent's store) adds to the mover's word and to the opponent's word
-    (a byte a place: pits, then the store), and the ring position of the last seed.
-    No blocked pits; the opponent's store and the origin skipped as the rules say."""
-    size = 2 * pits + 2
-    table = np.zeros((size, PACKED_HAND, 3), dtype=np.int64)
-    for origin in range(size):
-        words = [0, 0]
-        position, hand = origin, 0
-        table[origin, 0] = (0, 0, origin)
-        while hand < PACKED_HAND - 1:
-            position = (position + 1) % size
-            if (position == size - 1 and not sow_opponent_store) or (
-                skip_origin and position == origin
-            ):
-                continue
-            word, byte = (0, position) if position <= pits else (1, position - pits - 1)
-            words[word] += 1 << (8 * byte)
-            hand += 1
-            table[origin, hand] = (words[0], words[1], position)
-    return table
-
-
-@njit(cache=True)
-def _sow_packed(
-    mine: int, theirs: int, pits: int, table: np.ndarray, action: int
-) -> tuple[int, int, bool]:
-    """One sowing of the mover's pit ``action`` for the table build (no blocked pit,
-    ``lone_seed=store``, at most PACKED_PITS pits, fewer than PACKED_HAND seeds): each
-    side's pits and store are the bytes of one word (``mine`` the mover's, ``theirs``
-    the opponent's) and a hand adds the two words of ``sowing_table``, one step however
-    many seeds it holds. Returns both words after it and whether the last seed fell
-    into the mover's store. Tested equal to the engine."""
-    size = 2 * pits + 2
-    shift = 8 * action
-    hand = (mine >> shift) & 255
-    mine &= ~(255 << shift)
-    origin = action
-    for _ in range(MAX_RELAYS):
-        mine += table[origin, hand, 0]
-        theirs += table[origin, hand, 1]
-        last = table[origin, hand, 2]
-        if last < pits:  # an own pit
-            shift = 8 * last
-            hand = (mine >> shift) & 255
-            if hand > 1:  # it held seeds: relay
-                mine &= ~(255 << shift)
-                origin = last
-                continue
-            opposite = 8 * (pits - 1 - last)  # a lone seed: it and the opposite pit go home
-            mine = (mine & ~(255 << shift)) + ((1 + ((theirs >> opposite) & 255)) << (8 * pits))
-            theirs &= ~(255 << opposite)
-            return mine, theirs, False
-        if last == pits:  # the own store: sow again
-            return mine, theirs, True
-        if last == size - 1:  # the opponent's store
-            return mine, theirs, False
-        shift = 8 * (last - pits - 1)
-        hand = (theirs >> shift) & 255
-        if hand > 1:  # an opponent's pit that held seeds: relay
-            theirs &= ~(255 << shift)
-            origin = last
-            continue
-        return mine, theirs, False  # an opponent's empty pit
-    raise RuntimeError("galatjang: a sowing did not end")
-
-
 @njit(cache=True)
 def _pack(c: np.ndarray, pits: int) -> tuple[int, int]:
     """The mover's and the opponent's words of configuration ``c`` (stores 0)."""
@@ -259,9 +195,9 @@ def _pack(c: np.ndarray, pits: int) -> tuple[int, int]:
 def _child_packed(
     c: np.ndarray, pits: int, table: np.ndarray, action: int, child: np.ndarray
 ) -> tuple[int, int, bool]:
-    """``_child`` by ``_sow_packed`` (where it applies)."""
+    """``_child`` by ``sow_packed`` (where it applies)."""
     mine, theirs = _pack(c, pits)
-    mine, theirs, again = _sow_packed(mine, theirs, pits, table, action)
+    mine, theirs, again = sow_packed(mine, theirs, pits, table, action, True)
     keeps = again and (mine & ((1 << (8 * pits)) - 1)) != 0
     for k in range(pits):
         if keeps:
@@ -305,7 +241,7 @@ def _fill(
     """Fill the entries of ranks ``start`` to ``stop`` among the configurations with
     ``n`` seeds (no blocked pit) from the entries with fewer seeds, which must be
     filled. Each thread takes CHUNK configurations at a time: first every child's entry
-    (by ``_sow_packed`` if ``packed``, else by ``_child``), then all their values, so
+    (by ``sow_packed`` if ``packed``, else by ``_child``), then all their values, so
     that the scattered reads overlap instead of waiting one by one."""
     m = 2 * pits
     base = binom[n + m - 1, m]
@@ -333,7 +269,7 @@ def _fill(
             for a in range(pits):
                 if c[a] > 0:
                     if packed:
-                        after, other, again = _sow_packed(mine, theirs, pits, table, a)
+                        after, other, again = sow_packed(mine, theirs, pits, table, a, True)
                         gains[k] = (after >> (8 * pits)) - (other >> (8 * pits))
                         if again and (after & pit_bytes) != 0:
                             where[k] = _index_packed(after, other, pits, binom)
@@ -820,7 +756,7 @@ class GalatjangEndgame:
     def successors(self, state: GalatjangState, packed: bool = False) -> dict[int, GalatjangState]:
         """The state after each legal action as the solver's generator sees it (turn
         passing, the turn cap and the sweep at the round's end included): ``_child``, or
-        with ``packed`` the table build's ``_sow_packed`` (no blocked pit,
+        with ``packed`` the table build's ``sow_packed`` (no blocked pit,
         ``lone_seed=store``, at most PACKED_PITS pits). Equal to the engine's in the last
         round; for the tests."""
         pits = pit_count(state)

@@ -27,9 +27,10 @@ passes in a row, so at most ``MAX_GAME_TURNS`` turns: the cap (default 1000) can
 and positions whose remaining turns could reach it are out of the table's reach.
 
 Turns are walked by a generator of their own (``_part``, ``_bonus``) that follows the
-kernel's ``_step`` phase by phase and takes every legal move from the kernel's own masks
-(``forward_sources``, ``bonus_masks``); the tests check it against the engine at every turn
-start of random games, under every variant.
+kernel's ``_step`` phase by phase: it takes every legal move from the kernel's own masks
+(``forward_sources``, ``bonus_masks``) and what an opening and a follow-up earn from the
+kernel's own ``follow_up_count`` and ``after_follow_up``; the tests check it against the
+engine at every turn start of random games, under every variant.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ from numba import njit, prange
 from boardlab.core.errors import BoardlabError
 from boardlab.games.linja.game import Linja
 from boardlab.games.linja.kernel import (
+    BONUS_INSTEAD,
+    EARNS_BONUS,
+    EARNS_EXTRA,
     OPENING,
     P_BONUS_AFTER_OPENING,
     P_EXTRA_TURN,
@@ -55,7 +59,9 @@ from boardlab.games.linja.kernel import (
     P_NASTY,
     P_POSITIVE,
     PASS,
+    after_follow_up,
     bonus_masks,
+    follow_up_count,
     forward_sources,
     full_rows,
     params,
@@ -233,17 +239,12 @@ def _part(
         if not openings >> origin & 1:
             continue
         to = origin + 1
-        before = ((m + x) >> (8 * to)) & 0xFF  # what stood in the row: the follow-up count
+        before = ((m + x) >> (8 * to)) & 0xFF  # what stood in the row
         m1 = _moved(m, origin, to)
-        n = before
-        if to == ROWS - 1:
-            if p[P_EXTRA_TURN]:
-                n = 1
-            elif p[P_BONUS_AFTER_OPENING]:
-                _bonus(values, m1, x, x0, o_rank, p, acc)
-                continue
-            else:
-                n = 0
+        n = follow_up_count(before, to == ROWS - 1, p[P_EXTRA_TURN], p[P_BONUS_AFTER_OPENING])
+        if n == BONUS_INSTEAD:
+            _bonus(values, m1, x, x0, o_rank, p, acc)
+            continue
         follow = forward_sources(m1, 0, full_rows(m1 + x), n) if n else 0
         if not follow:  # no follow-up, or it is forfeited
             _end(values, m1, x, x0, o_rank, p, acc)
@@ -254,13 +255,13 @@ def _part(
             dest = min(source + n, ROWS - 1)
             empty = (((m1 + x) >> (8 * dest)) & 0xFF) == 0
             m2 = _moved(m1, source, dest)
-            if p[P_EXTRA_TURN]:
-                if empty and dest != ROWS - 1 and not extra:
-                    earned[extras] = m2
-                    extras += 1
-                else:
-                    _end(values, m2, x, x0, o_rank, p, acc)
-            elif source + n == ROWS - 1:
+            what = after_follow_up(
+                source + n == ROWS - 1, empty and dest != ROWS - 1, extra, p[P_EXTRA_TURN]
+            )
+            if what == EARNS_EXTRA:
+                earned[extras] = m2
+                extras += 1
+            elif what == EARNS_BONUS:
                 _bonus(values, m2, x, x0, o_rank, p, acc)
             else:
                 _end(values, m2, x, x0, o_rank, p, acc)

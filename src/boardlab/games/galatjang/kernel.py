@@ -18,7 +18,7 @@ There each side's pits and store are the low bytes of one int64 word (``P + 1`` 
 held from the mover's point of view (a turn end swaps the two words), and a sowing of
 ``h`` seeds from a ring position adds two precomputed words, as in the C baseline.
 
-``evaluate(s, p, player)`` is ``boardlab.ai.evaluation.galatjang``, number for number.
+``evaluate(s, p, player)`` is ``Galatjang.evaluate``, number for number.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numba
 import numpy as np
 from numba import njit, uint64
 
-from boardlab.fast.rng import below
+from boardlab.fast.rng import below, below_held
 from boardlab.games.galatjang.game import MAX_PITS
 from boardlab.games.galatjang.rules import (
     BLOCKED,
@@ -46,35 +46,96 @@ MAX_LEGAL = MAX_PITS
 SEEDS, SOW_OPPONENT_STORE, SKIP_ORIGIN, LONE_STORE, MAX_TURNS, ROUNDS, FAR_END, STARTER = range(8)
 STARTERS = ("winner", "loser", "alternate")
 
-# ------------------------------------------------------------------ fast-path tables
+# ------------------------------------------------------------------ the packed sower
+#: The packed sower, shared with the endgame solver (``boardlab.solve.galatjang``), which
+#: builds its tables with it. Its layout, in this one place: a side's pits and store are
+#: the bytes of one int64 word (pit ``k`` of the side in byte ``k``, the store in byte
+#: ``P``; at most ``PACKED_PITS`` pits, so the sign byte stays 0), the mover's word and
+#: the other side's; ring positions are seen from the mover (0..P-1 his pits, P his store,
+#: P+1..2P the other pits, 2P+1 the other store). No cell may exceed 255 seeds and no
+#: hand may reach ``PACKED_HAND``.
+PACKED_PITS = 6
+PACKED_HAND = 256
 #: The packed fast path inlines the generator's uint64 arithmetic: only when compiled.
 FAST_PATH = not bool(getattr(numba.config, "DISABLE_JIT", False))
-FAST_PITS = 6  # the fast path holds P + 1 <= 7 bytes a word (the sign byte stays 0)
 FAST_SEEDS = 255  # every cell fits a byte
-_RING_MAX = 2 * FAST_PITS + 2
 
 
-def _sow_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Row ``((P - 1) * 14 + pos) * 14 + h`` (entries ``4 * row`` to ``4 * row + 2`` of the
-    flat ``SOW``), for ``h < 2P + 2`` seeds sown after the mover-relative ring position
-    ``pos`` (0..P-1 his pits, P his store, then the other side's): what it adds to the
-    mover's word, to the other word, and where the last seed falls. ``ONES[P]``: one seed
-    in every cell of a word (a full lap adds it to both words)."""
-    table = np.zeros((FAST_PITS * _RING_MAX * _RING_MAX, 4), dtype=np.int64)
-    ones = np.zeros(FAST_PITS + 1, dtype=np.int64)
-    for pits in range(1, FAST_PITS + 1):
-        size = 2 * pits + 2
-        ones[pits] = sum(1 << (8 * b) for b in range(pits + 1))
-        for pos in range(size):
-            for h in range(size):
-                words = [0, 0]
-                for j in range(1, h + 1):
-                    q = (pos + j) % size
-                    word, byte = (0, q) if q <= pits else (1, q - pits - 1)
-                    words[word] += 1 << (8 * byte)
-                row = ((pits - 1) * _RING_MAX + pos) * _RING_MAX + h
-                table[row] = (words[0], words[1], (pos + h) % size, 0)
-    return table.reshape(-1), ones
+def sowing_table(pits: int, sow_opponent_store: bool, skip_origin: bool) -> np.ndarray:
+    """``[origin, h]``: what sowing ``h`` seeds taken from mover-relative ring position
+    ``origin`` adds to the mover's word and to the other word, and the position of the
+    last seed, under these rules (no blocked pit), so a hand moves in one step."""
+    size = 2 * pits + 2
+    table = np.zeros((size, PACKED_HAND, 3), dtype=np.int64)
+    for origin in range(size):
+        words = [0, 0]
+        position, hand = origin, 0
+        table[origin, 0] = (0, 0, origin)
+        while hand < PACKED_HAND - 1:
+            position = (position + 1) % size
+            if (position == size - 1 and not sow_opponent_store) or (
+                skip_origin and position == origin
+            ):
+                continue
+            word, byte = (0, position) if position <= pits else (1, position - pits - 1)
+            words[word] += 1 << (8 * byte)
+            hand += 1
+            table[origin, hand] = (words[0], words[1], position)
+    return table
+
+
+@njit(cache=True)
+def sow_packed(
+    mine: int, theirs: int, pits: int, table: np.ndarray, action: int, lone: bool
+) -> tuple[int, int, bool]:
+    """One sowing of the mover's pit ``action`` on the packed words (relays included),
+    by ``table`` (``sowing_table`` of the rules); ``lone``: a last seed in an own empty
+    pit facing an empty pit goes to the store. Both words after it, and whether the last
+    seed fell into the mover's store. Tested equal to the engine."""
+    size = 2 * pits + 2
+    shift = 8 * action
+    hand = (mine >> shift) & 255
+    mine &= ~(255 << shift)
+    origin = action
+    for _ in range(MAX_RELAYS):
+        mine += table[origin, hand, 0]
+        theirs += table[origin, hand, 1]
+        last = table[origin, hand, 2]
+        if last < pits:  # an own pit
+            shift = 8 * last
+            hand = (mine >> shift) & 255
+            if hand > 1:  # it held seeds: relay
+                mine &= ~(255 << shift)
+                origin = last
+                continue
+            opposite = 8 * (pits - 1 - last)
+            captured = (theirs >> opposite) & 255
+            if captured > 0 or lone:  # it and the opposite pit go to the store
+                theirs &= ~(255 << opposite)
+                mine = (mine & ~(255 << shift)) + ((1 + captured) << (8 * pits))
+            return mine, theirs, False
+        if last == pits:  # the own store: sow again
+            return mine, theirs, True
+        if last == size - 1:  # the opponent's store
+            return mine, theirs, False
+        shift = 8 * (last - pits - 1)
+        hand = (theirs >> shift) & 255
+        if hand > 1:  # an opponent's pit that held seeds: relay
+            theirs &= ~(255 << shift)
+            origin = last
+            continue
+        return mine, theirs, False  # an opponent's empty pit
+    raise RuntimeError("galatjang: a sowing did not end")
+
+
+#: The same sower inlined into the playout's loop (the solver calls it inside parallel
+#: loops, where an inlined ``raise`` would keep them from running in parallel).
+_sow_packed_inline = njit(cache=True, inline="always")(sow_packed.py_func)
+
+#: The fast path's tables: the default sowing rules, for 1..PACKED_PITS pits.
+FAST_TABLES = np.zeros((PACKED_PITS + 1, 2 * PACKED_PITS + 2, PACKED_HAND, 3), dtype=np.int64)
+for _pits in range(1, PACKED_PITS + 1):
+    FAST_TABLES[_pits, : 2 * _pits + 2] = sowing_table(_pits, True, False)
 
 
 def _mask_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -90,13 +151,7 @@ def _mask_tables() -> tuple[np.ndarray, np.ndarray]:
     return pop, sel
 
 
-SOW, ONES = _sow_tables()
 POP, SEL = _mask_tables()
-
-
-@njit(cache=True)
-def _rotl(x: np.uint64, k: int) -> np.uint64:
-    return (x << uint64(k)) | (x >> uint64(64 - k))
 
 
 # ------------------------------------------------------------------ plain Python
@@ -354,9 +409,7 @@ def _fast_core(s: np.ndarray, p: np.ndarray, g: np.ndarray, pits: int) -> tuple[
         return -2, 0
     low7 = 0x7F7F7F7F7F7F & pit_mask
     high = 0x808080808080 & pit_mask
-    store_shift = 8 * pits
-    lap = ONES[pits]
-    table = (pits - 1) * _RING_MAX * _RING_MAX
+    table = FAST_TABLES[pits]
     g0 = g[0]
     g1 = g[1]
     g2 = g[2]
@@ -371,69 +424,10 @@ def _fast_core(s: np.ndarray, p: np.ndarray, g: np.ndarray, pits: int) -> tuple[
         m |= m >> 28
         m &= 63
         # below(g, POP[m]) of boardlab.fast.rng, on the generator held in registers
-        bound = uint64(POP[uint64(m)])
-        while True:
-            r = _rotl(g1 * uint64(5), 7) * uint64(9)
-            t = g1 << uint64(17)
-            g2 ^= g0
-            g3 ^= g1
-            g1 ^= g2
-            g0 ^= g3
-            g2 ^= t
-            g3 = _rotl(g3, 45)
-            wide = (r >> uint64(32)) * bound
-            low = wide & uint64(0xFFFFFFFF)
-            if low >= bound or low >= (uint64(0x100000000) - bound) % bound:
-                break
-        action = SEL[uint64(8 * m) + (wide >> uint64(32))]
+        choice, g0, g1, g2, g3 = below_held(g0, g1, g2, g3, POP[uint64(m)])
+        action = SEL[uint64(8 * m) + uint64(choice)]
         actions += 1
-        shift = 8 * action
-        hand = (mine >> shift) & 255
-        mine &= ~(255 << shift)
-        pos = action
-        again = False
-        relays = 0
-        while True:
-            if hand < size:
-                row = uint64(4 * (table + pos * _RING_MAX + hand))
-                mine += SOW[row]
-                theirs += SOW[row + uint64(1)]
-                pos = SOW[row + uint64(2)]
-            else:
-                laps = hand // size
-                row = uint64(4 * (table + pos * _RING_MAX + hand - laps * size))
-                mine += SOW[row] + laps * lap
-                theirs += SOW[row + uint64(1)] + laps * lap
-                pos = SOW[row + uint64(2)]
-            if pos < pits:  # an own pit
-                shift = 8 * pos
-                hand = (mine >> shift) & 255
-                if hand > 1:  # relay
-                    mine &= ~(255 << shift)
-                    relays += 1
-                    if relays >= MAX_RELAYS:
-                        raise RuntimeError("galatjang: a sowing did not end")
-                    continue
-                opposite = 8 * (pits - 1 - pos)
-                captured = (theirs >> opposite) & 255
-                if captured > 0 or lone:
-                    theirs &= ~(255 << opposite)
-                    mine = (mine & ~(255 << shift)) + ((1 + captured) << store_shift)
-                break
-            if pos == pits:  # own store: sow again
-                again = True
-                break
-            if pos == size - 1:  # the opponent's store
-                break
-            shift = 8 * (pos - pits - 1)
-            hand = (theirs >> shift) & 255
-            if hand > 1:  # relay
-                theirs &= ~(255 << shift)
-                relays += 1
-                if relays >= MAX_RELAYS:
-                    raise RuntimeError("galatjang: a sowing did not end")
-                continue
-            break  # an opponent's empty pit
+        mine, theirs, again = _sow_packed_inline(mine, theirs, pits, table, action, lone)
         if again and (mine & pit_mask) != 0:
             continue
         mine, theirs = theirs, mine
@@ -470,7 +464,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
     pits = (len(s) - 5) // 2
     if (
         FAST_PATH
-        and pits <= FAST_PITS
+        and pits <= PACKED_PITS
         and p[SOW_OPPONENT_STORE] != 0
         and p[SKIP_ORIGIN] == 0
         and s[2 * pits + 3] >= p[ROUNDS]  # the last round: no refill, no blocked pit
@@ -492,7 +486,7 @@ def to_act(s: np.ndarray, p: np.ndarray) -> int:
 
 @njit(cache=True)
 def evaluate(s: np.ndarray, p: np.ndarray, player: int) -> float:
-    """``boardlab.ai.evaluation.galatjang`` over the compact state: the same number."""
+    """``Galatjang.evaluate`` over the compact state: the same number."""
     pits = (len(s) - 5) // 2
     total = 0
     for k in range(2 * pits + 2):

@@ -6,7 +6,7 @@ yellow supply, red score, yellow score, passes, turns]`` (bitboards of squares
 ``rank * 7 + file`` as in ``rules.py``). Options ``p`` (4 ints): ``[target, recycle (0/1),
 no_move=lose (0/1), max_turns]``. Actions are the engine's ints (``rules.py``).
 
-``evaluate(s, p, player)`` is ``boardlab.ai.evaluation.jinli``, number for number.
+``evaluate(s, p, player)`` is ``JinLi.evaluate``, number for number.
 
 The playout keeps the position and the generator in local variables, seen from the side
 to act ("mine" and "theirs", swapped at each turn end), and draws the k-th action of the
@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir  # type: ignore[import-untyped]
-from numba import njit, types, uint64
+from numba import njit, types
 from numba.core import config
 from numba.extending import intrinsic
 
-from boardlab.fast.rng import below
+from boardlab.fast.rng import below, below_held
 from boardlab.games.jinli.rules import (
     ADJACENT,
     ALL,
@@ -262,41 +262,6 @@ _jumps = _jumps_bmi2 if USE_BMI2 else _jumps_portable
 
 
 # ---------------------------------------------------------------------- random choice
-@njit(cache=True)
-def _next(
-    g0: np.uint64, g1: np.uint64, g2: np.uint64, g3: np.uint64
-) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """xoshiro256** as in ``boardlab.fast.rng.next_u64``, on a state held in locals."""
-    x = g1 * uint64(5)
-    out = ((x << uint64(7)) | (x >> uint64(57))) * uint64(9)
-    t = g1 << uint64(17)
-    g2 ^= g0
-    g3 ^= g1
-    g1 ^= g2
-    g0 ^= g3
-    g2 ^= t
-    g3 = (g3 << uint64(45)) | (g3 >> uint64(19))
-    return out, g0, g1, g2, g3
-
-
-@njit(cache=True)
-def _below(
-    g0: np.uint64, g1: np.uint64, g2: np.uint64, g3: np.uint64, n: int
-) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """``boardlab.fast.rng.below`` (Lemire) on a state held in locals: the same draws."""
-    bound = uint64(n)
-    r, g0, g1, g2, g3 = _next(g0, g1, g2, g3)
-    m = (r >> uint64(32)) * bound
-    low = m & uint64(0xFFFFFFFF)
-    if low < bound:
-        threshold = (uint64(0x100000000) - bound) % bound
-        while low < threshold:
-            r, g0, g1, g2, g3 = _next(g0, g1, g2, g3)
-            m = (r >> uint64(32)) * bound
-            low = m & uint64(0xFFFFFFFF)
-    return int(np.int64(m >> uint64(32))), g0, g1, g2, g3
-
-
 # ---------------------------------------------------------------------- interface
 @njit(cache=True)
 def _winner_by_score(red: int, yellow: int) -> int:
@@ -462,7 +427,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
                 if lose:
                     break
                 # pass, the only action: it still draws (below(g, 1)), as the list would
-                _, g0, g1, g2, g3 = _below(g0, g1, g2, g3, 1)
+                _, g0, g1, g2, g3 = below_held(g0, g1, g2, g3, 1)
                 passes += 1
                 turns += 1
                 n += 1
@@ -471,7 +436,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
                 my_supply, their_supply = their_supply, my_supply
                 my_score, their_score = their_score, my_score
                 continue
-            k, g0, g1, g2, g3 = _below(g0, g1, g2, g3, total)
+            k, g0, g1, g2, g3 = below_held(g0, g1, g2, g3, total)
             if k < c1:
                 origin, to, jump = a, _select(swims_a, k), False
             elif k < c2:
@@ -495,7 +460,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
             my_supply, their_supply = their_supply, my_supply
             my_score, their_score = their_score, my_score
         elif phase == DROP_DUE_:
-            k, g0, g1, g2, g3 = _below(g0, g1, g2, g3, _popcount(empty))
+            k, g0, g1, g2, g3 = below_held(g0, g1, g2, g3, _popcount(empty))
             stones |= 1 << _select(empty, k)
             my_supply -= 1
             n += 1
@@ -506,7 +471,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
             my_supply, their_supply = their_supply, my_supply
             my_score, their_score = their_score, my_score
         else:
-            k, g0, g1, g2, g3 = _below(g0, g1, g2, g3, _popcount(stones))
+            k, g0, g1, g2, g3 = below_held(g0, g1, g2, g3, _popcount(stones))
             stones ^= 1 << _select(stones, k)
             their_supply += 1
             phase = MOVE
@@ -526,7 +491,7 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
 # ---------------------------------------------------------------------- evaluation
 @njit(cache=True)
 def _chances(koi: int, all_koi: int) -> int:
-    """For each koi of ``koi``, the other koi within two steps (``evaluation.jinli``)."""
+    """For each koi of ``koi``, the other koi within two steps (``JinLi.evaluate``)."""
     total = 0
     while koi:
         low = koi & -koi
@@ -537,7 +502,7 @@ def _chances(koi: int, all_koi: int) -> int:
 
 @njit(cache=True)
 def evaluate(s: np.ndarray, p: np.ndarray, player: int) -> float:
-    """``boardlab.ai.evaluation.jinli`` over the compact state: the same number."""
+    """``JinLi.evaluate`` over the compact state: the same number."""
     other = 1 - player
     all_koi = s[KOI_R] | s[KOI_Y]
     score = (s[SCORE_R + player] - s[SCORE_R + other]) / max(p[P_TARGET], 1) * 3.0

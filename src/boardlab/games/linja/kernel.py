@@ -24,7 +24,7 @@ action is the k-th set bit of a mask (byte lookup tables). In the bonus phase a 
 bit ``2 * from + (to > from)`` of a 16-bit mask, which orders the actions as the engine
 does (``from * 8 + to`` ascending).
 
-``evaluate(s, p, player)`` is ``boardlab.ai.evaluation.linja``, number for number.
+``evaluate(s, p, player)`` is ``Linja.evaluate``, number for number.
 """
 
 from __future__ import annotations
@@ -237,6 +237,35 @@ def _winner(b: int, r: int, positive: int) -> int:
     return 0 if black > red else 1 if red > black else 2
 
 
+#: What follows an opening or a follow-up, as ``follow_up_count`` and
+#: ``after_follow_up`` tell it: the two places the turn's shape is decided, shared by
+#: ``_step`` and the solver's turn generator (``boardlab.solve.linja``).
+BONUS_INSTEAD = -1
+ENDS, EARNS_BONUS, EARNS_EXTRA = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def follow_up_count(before: int, to_goal: bool, extra_turn: int, bonus_after_opening: int) -> int:
+    """The follow-up an opening earns, into a row that held ``before`` pieces (``to_goal``:
+    the goal): its length N, 0 for none, or ``BONUS_INSTEAD`` (a bonus move, under
+    ``bonus_after_opening``)."""
+    if not to_goal:
+        return before
+    if extra_turn:
+        return 1
+    return BONUS_INSTEAD if bonus_after_opening else 0
+
+
+@njit(cache=True, inline="always")
+def after_follow_up(exact_goal: bool, into_empty_field: bool, extra: int, extra_turn: int) -> int:
+    """What a follow-up earns: ``EARNS_EXTRA`` (extra-turn ruleset, ending in a field row
+    that was empty, not already in the extra turn), ``EARNS_BONUS`` (bonus ruleset,
+    entering the goal with exactly N steps) or ``ENDS``."""
+    if extra_turn:
+        return EARNS_EXTRA if into_empty_field and not extra else ENDS
+    return EARNS_BONUS if exact_goal else ENDS
+
+
 @njit(cache=True)
 def _step(
     b: int,
@@ -279,34 +308,24 @@ def _step(
             end = True
         elif phase == OPENING:
             passes = 0
-            n = 0
-            if to == goal:
-                if extra_turn:
-                    n = 1
-                elif bonus_after_opening:
-                    phase = BONUS
-                else:
-                    end = True
+            n = follow_up_count(before, to == goal, extra_turn, bonus_after_opening)
+            if n == BONUS_INSTEAD:
+                phase = BONUS
+            elif n == 0:
+                end = True
+            elif forward_sources(b if side == 0 else r, side, full_rows(b + r), n):
+                phase = FOLLOW_UP
+                steps = n
             else:
-                n = before
-                if n == 0:
-                    end = True
-            if n:
-                own = b if side == 0 else r
-                if forward_sources(own, side, full_rows(b + r), n):
-                    phase = FOLLOW_UP
-                    steps = n
-                else:
-                    end = True
+                end = True  # the follow-up is forfeited
         else:  # the follow-up
-            if extra_turn:
-                if before == 0 and to != goal and not extra:
-                    phase = OPENING
-                    steps = 0
-                    extra = 1
-                else:
-                    end = True
-            elif origin + (steps if side == 0 else -steps) == goal:
+            exact = origin + (steps if side == 0 else -steps) == goal
+            earned = after_follow_up(exact, before == 0 and to != goal, extra, extra_turn)
+            if earned == EARNS_EXTRA:
+                phase = OPENING
+                steps = 0
+                extra = 1
+            elif earned == EARNS_BONUS:
                 phase = BONUS
                 steps = 0
             else:
@@ -544,7 +563,7 @@ def to_act(s: np.ndarray, p: np.ndarray) -> int:
 
 @njit(cache=True)
 def evaluate(s: np.ndarray, p: np.ndarray, player: int) -> float:
-    """``boardlab.ai.evaluation.linja`` over the compact state: the same number."""
+    """``Linja.evaluate`` over the compact state: the same number."""
     table = POSITIVE if p[P_POSITIVE] else SIGNED
     black = 0
     red = 0
