@@ -130,7 +130,7 @@ def sow_packed(
 
 #: The same sower inlined into the playout's loop (the solver calls it inside parallel
 #: loops, where an inlined ``raise`` would keep them from running in parallel).
-_sow_packed_inline = njit(cache=True, inline="always")(sow_packed.py_func)
+_sow_packed_inline = njit(cache=True, inline="always")(getattr(sow_packed, "py_func", sow_packed))
 
 #: The fast path's tables: the default sowing rules, for 1..PACKED_PITS pits.
 FAST_TABLES = np.zeros((PACKED_PITS + 1, 2 * PACKED_PITS + 2, PACKED_HAND, 3), dtype=np.int64)
