@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 
 import boardlab
-from boardlab.games.galatjang.rules import NORTH, SOUTH, GalatjangState, pit_count, store_index
-from boardlab.solve.galatjang import (
+from boardlab.games.galatjang.endgames import (
     DEFAULT_MAX_SEEDS,
     GalatjangEndgame,
     default_table_path,
     table_entries,
 )
+from boardlab.games.galatjang.rules import NORTH, SOUTH, GalatjangState, pit_count, store_index
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CHECK_SEEDS = 16  # positions with at most this many seeds are also solved without the table

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import boardlab
-from boardlab.solve import linja
+from boardlab.games.linja import solution as linja
 from boardlab.solve.tables import read_header
 
 RESULTS = Path(__file__).parent / "results"

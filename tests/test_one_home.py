@@ -26,8 +26,8 @@ def game_words() -> dict[str, re.Pattern[str]]:
 
 
 def own_files(game_id: str) -> set[Path]:
-    """A game's package, and the module of its solver's algorithms."""
-    return {*(PACKAGE / "games" / game_id).rglob("*.py"), PACKAGE / "solve" / f"{game_id}.py"}
+    """A game's package."""
+    return set((PACKAGE / "games" / game_id).rglob("*.py"))
 
 
 def test_no_file_outside_a_games_package_names_a_game() -> None:

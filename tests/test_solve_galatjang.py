@@ -1,4 +1,4 @@
-"""The exact Galatjang endgame solver (``boardlab.solve.galatjang``) against the engine.
+"""The exact Galatjang endgame solver (``boardlab.games.galatjang.endgames``) against the engine.
 
 Every expected value comes from ``exact`` below: a plain minimax over the engine's own
 actions (``legal_actions``/``apply`` until ``outcome_of`` says the game is over, then the
@@ -20,14 +20,14 @@ import pytest
 
 import boardlab
 from boardlab.core.errors import OptionError
-from boardlab.games.galatjang.game import Galatjang
-from boardlab.games.galatjang.rules import GalatjangState
-from boardlab.solve.galatjang import (
+from boardlab.games.galatjang.endgames import (
     GalatjangEndgame,
     build_values,
     default_table_path,
     table_entries,
 )
+from boardlab.games.galatjang.game import Galatjang
+from boardlab.games.galatjang.rules import GalatjangState
 from boardlab.solve.tables import HEADER_SIZE, TableError, read_table, write_table
 from support import exact_points, exact_points_after, random_game, random_options
 
@@ -443,7 +443,7 @@ def test_out_of_reach_is_none_not_an_error(tmp_path: Path):
 
 PLAIN = """
 import boardlab
-from boardlab.solve.galatjang import GalatjangEndgame, build_values
+from boardlab.games.galatjang.endgames import GalatjangEndgame, build_values
 for options in ({"pits": 2}, {"pits": 3, "skip_origin": True}):
     game = boardlab.new_game("galatjang", options)
     for packed in (True, False):

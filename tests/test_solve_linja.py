@@ -21,10 +21,17 @@ from boardlab.ai import make_agent
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Position
+from boardlab.games.linja import solution as solver
 from boardlab.games.linja.game import Linja
 from boardlab.games.linja.rules import OPENING, PASS, LinjaState
-from boardlab.solve import linja as solver
-from boardlab.solve.linja import COMPOSITIONS, LinjaSolution, level, own_word, turn_ends, words
+from boardlab.games.linja.solution import (
+    COMPOSITIONS,
+    LinjaSolution,
+    level,
+    own_word,
+    turn_ends,
+    words,
+)
 from boardlab.solve.tables import TableError
 
 LOWEST = 138  # the tests' tables hold every position with this much progress or more

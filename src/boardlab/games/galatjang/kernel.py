@@ -47,7 +47,7 @@ SEEDS, SOW_OPPONENT_STORE, SKIP_ORIGIN, LONE_STORE, MAX_TURNS, ROUNDS, FAR_END, 
 STARTERS = ("winner", "loser", "alternate")
 
 # ------------------------------------------------------------------ the packed sower
-#: The packed sower, shared with the endgame solver (``boardlab.solve.galatjang``), which
+#: The packed sower, shared with the endgame solver (``boardlab.games.galatjang.endgames``), which
 #: builds its tables with it. Its layout, in this one place: a side's pits and store are
 #: the bytes of one int64 word (pit ``k`` of the side in byte ``k``, the store in byte
 #: ``P``; at most ``PACKED_PITS`` pits, so the sign byte stays 0), the mover's word and

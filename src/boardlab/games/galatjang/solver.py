@@ -1,4 +1,4 @@
-"""Galatjang's exact endgames: the ``Solver`` face of ``boardlab.solve.galatjang`` (every
+"""Galatjang's exact endgames: the ``Solver`` face of ``boardlab.games.galatjang.endgames`` (every
 last-round position with up to K seeds in the pits, built by ``boardlab solve
 galatjang``; a memoised search where no table is built)."""
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.games.galatjang import endgames
 from boardlab.solve import Progress, Solver, SolveRequest, ensure_table
-from boardlab.solve import galatjang as endgames
 from boardlab.solve.tables import read_header
 
 

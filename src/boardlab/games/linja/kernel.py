@@ -239,7 +239,7 @@ def _winner(b: int, r: int, positive: int) -> int:
 
 #: What follows an opening or a follow-up, as ``follow_up_count`` and
 #: ``after_follow_up`` tell it: the two places the turn's shape is decided, shared by
-#: ``_step`` and the solver's turn generator (``boardlab.solve.linja``).
+#: ``_step`` and the solver's turn generator (``boardlab.games.linja.solution``).
 BONUS_INSTEAD = -1
 ENDS, EARNS_BONUS, EARNS_EXTRA = 0, 1, 2
 

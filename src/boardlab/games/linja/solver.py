@@ -1,4 +1,4 @@
-"""Linja solved whole: the ``Solver`` face of ``boardlab.solve.linja`` (the table of every
+"""Linja solved whole: the ``Solver`` face of ``boardlab.games.linja.solution`` (the table of every
 position of a variant, built by ``boardlab solve linja``)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from boardlab.core.game import Game, Position
+from boardlab.games.linja import solution as table
 from boardlab.solve import Progress, Solver, SolveRequest, ensure_table
-from boardlab.solve import linja as table
 from boardlab.solve.tables import TableError
 
 
