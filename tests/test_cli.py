@@ -191,3 +191,21 @@ def test_without_the_solvers_analyze_searches_and_perfect_says_what_to_install()
     assert "exact" not in done.stdout and "alphabeta:depth=2: depth 2" in done.stdout
     assert done.stdout.splitlines()[-1] == "2"
     assert "needs the solvers: pip install 'boardlab[fast]'" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["replay", "galatjang", "-o", "pits=4", "FILE"],
+        ["replay", "galatjang", "FILE", "-o", "pits=4"],
+        ["replay", "-o", "pits=4", "galatjang", "FILE"],
+        ["replay", "--option=pits=4", "galatjang", "FILE"],
+    ],
+)
+def test_options_may_stand_anywhere_around_the_game_and_the_file(
+    order: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "g.txt").write_text("s1\n")
+    args = [str(tmp_path / "g.txt") if word == "FILE" else word for word in order]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "1,2,11,1/1,3,10,10 5/4 n 1 1"

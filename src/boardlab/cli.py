@@ -43,6 +43,25 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
+class _CommandParser(_Parser):
+    """A command's parser: options may stand anywhere among its positionals
+    (``replay GAME -o KEY=VALUE FILE``), which argparse's greedy matching of an optional
+    positional refuses; parsed intermixed, as ``parse_intermixed_args`` does."""
+
+    _inside = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._inside:
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
 def build_parser() -> argparse.ArgumentParser:
     names = [game_class(game_id).name for game_id in game_ids()]
     parser = _Parser(
@@ -51,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"games: {', '.join(game_ids())}",
     )
     commands = parser.add_subparsers(
-        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+        dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser
     )
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
