@@ -209,3 +209,14 @@ def test_options_may_stand_anywhere_around_the_game_and_the_file(
     args = [str(tmp_path / "g.txt") if word == "FILE" else word for word in order]
     assert main(args) == 0
     assert capsys.readouterr().out.splitlines()[0] == "1,2,11,1/1,3,10,10 5/4 n 1 1"
+
+
+def test_the_rules_in_brief_follow_the_options_in_force(capsys: pytest.CaptureFixture[str]) -> None:
+    import boardlab
+
+    small = boardlab.new_game("galatjang", pits=4, seeds=3).rules_in_brief()
+    assert small.startswith("Two rows of 4 pits with 3 seeds each") and "s1-s4" in small
+    assert "6 pits" not in small
+    assert "supply of 6 stones" in boardlab.new_game("jinli", stones=6).rules_in_brief()
+    status, out, _ = run(["rules", "galatjang"], capsys)
+    assert status == 0 and "Two rows of 6 pits with 6 seeds each" in out

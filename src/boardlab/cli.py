@@ -196,7 +196,7 @@ def run_rules(args: argparse.Namespace) -> int:
     cls = game_class(args.game)
     print(f"{cls.name} ({cls.id}), players {' and '.join(cls.players)}")
     print()
-    print(cls.brief.strip())
+    print(cls().rules_in_brief())
     print()
     print("Options (--option KEY=VALUE):")
     width = max(len(o.name) for o in cls.schema)

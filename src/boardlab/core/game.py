@@ -74,7 +74,8 @@ class Game(ABC, Generic[State]):
     players: ClassVar[tuple[str, str]]
     schema: ClassVar[OptionSchema]
     summary: ClassVar[str]
-    #: The rules in brief, a few paragraphs of plain text for ``boardlab rules``.
+    #: The rules in brief, a few paragraphs of plain text for ``boardlab rules``; ``{name}``
+    #: fields are filled with the options in force (``rules_in_brief``).
     brief: ClassVar[str]
 
     # ------------------------------------------------------------------ declarations
@@ -213,6 +214,10 @@ class Game(ABC, Generic[State]):
     def from_position_string(self, text: str) -> Position[State]:
         """The position a position string describes (RULES.md format)."""
         return Position(self, self.parse_state(text))
+
+    def rules_in_brief(self) -> str:
+        """The rules in brief under these options (``{pits}`` becomes the number of pits)."""
+        return self.brief.strip().format_map(self.options)
 
     def non_default_options(self) -> dict[str, OptionValue]:
         return self.schema.non_default(self.options)

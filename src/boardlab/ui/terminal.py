@@ -363,7 +363,7 @@ class TerminalGame:
 
     def cmd_rules(self, _: str) -> None:
         game = self.position.game
-        self.console.print(type(game).brief.strip(), markup=False, highlight=False)
+        self.console.print(game.rules_in_brief(), markup=False, highlight=False)
         options = " ".join(game.option_assignments()) or "all defaults"
         self.console.print(f"Options of this game: {options}", markup=False, highlight=False)
 

@@ -39,10 +39,10 @@ class Galatjang(Game[GalatjangState]):
         "Sow seeds around a ring of pits and stores; relay from full pits, capture from empty."
     )
     brief = """
-Two rows of 6 pits with 6 seeds each; South owns the bottom row (s1-s6, left to right)
-and the store on the right, North the top row (n1-n6, right to left as South sees it)
-and the store on the left. Seeds go counter-clockwise: s1..s6, South's store, n1..n6,
-North's store, s1...
+Two rows of {pits} pits with {seeds} seeds each; South owns the bottom row (s1-s{pits},
+left to right) and the store on the right, North the top row (n1-n{pits}, right to left
+as South sees it) and the store on the left. Seeds go counter-clockwise: s1..s{pits},
+South's store, n1..n{pits}, North's store, s1...
 
 A sowing takes all seeds of an own non-empty pit and drops them one by one into the
 following pits and stores. Where the last seed lands:
@@ -53,7 +53,7 @@ following pits and stores. Where the last seed lands:
 The round ends when the player to move has no seeds (or at the turn cap); each player
 then puts the seeds of his pits into his store. More seeds wins.
 
-With rounds > 1, each player refills his pits with 6 seeds each from his store, from the
+With rounds > 1, each player refills his pits with {seeds} seeds each from his store, from the
 store's end; pits he cannot fill are blocked (x) for the round; a player who cannot fill
 one pit loses. The round's winner starts the next.
 

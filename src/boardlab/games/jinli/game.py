@@ -66,7 +66,7 @@ class JinLi(Game[JinLiState]):
     summary = "Swim two koi in a 7x7 pond, drop stones, jump them; score by meeting other koi."
     brief = """
 Board: a 7x7 pond, squares a1-g7; Red's edge is rank 1. Each player has 2 koi (Red on a1
-and g1, Yellow on a7 and g7; inset: b2 f2 / b6 f6) and a supply of stones.
+and g1, Yellow on a7 and g7; inset: b2 f2 / b6 f6) and a supply of {stones} stones.
 
 A turn is a SWIM or a JUMP:
 - swim: a koi moves to one of the 8 neighbouring empty squares (no koi, no stone); then,
@@ -74,7 +74,7 @@ A turn is a SWIM or a JUMP:
 - jump: a koi jumps in a straight line over exactly one stone on the neighbouring square
   to the empty square just beyond (a1-c3); no drop follows. Koi cannot be jumped.
 When a koi lands, its owner scores 1 point for every other koi (own or opponent's) on
-the 8 squares around it. Reaching the target wins at once (no drop is made).
+the 8 squares around it. Reaching the target, {target} points, wins at once (no drop).
 
 No swim or jump: pass (or, with no_move=lose, lose); two passes in a row end the game.
 With recycle, when a player drops his last stone the opponent gives one stone of the
