@@ -12,7 +12,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -109,6 +110,8 @@ class TerminalGame:
         self.delay = delay
         self.autosave = autosave
         self.hint_agent = hint_agent or make_agent("hard", 0, record.game)
+        #: the thread that gets each agent ready (compiles its search), by ``id(agent)``
+        self.warming: dict[int, threading.Thread] = {}
         #: the number of actions in the last saved (or loaded) record
         self.saved_length = len(record) if record.actions else 0
 
@@ -123,7 +126,9 @@ class TerminalGame:
         if any(seat.human for seat in self.seats):
             agents.append(self.hint_agent)
         for agent in agents:  # compile while the person thinks
-            threading.Thread(target=agent.warm, args=(self.position,), daemon=True).start()
+            warming = threading.Thread(target=agent.warm, args=(self.position,), daemon=True)
+            warming.start()
+            self.warming[id(agent)] = warming
         self.say_players()
         self.show()
         try:
@@ -264,7 +269,8 @@ class TerminalGame:
         played: list[tuple[Position[Any], int, Position[Any]]] = []
         while not self.record.is_over() and self.position.to_act == first.to_act:
             before = self.position
-            action = agent.choose(before).action
+            with self.thinking(agent, f"{first.player.capitalize()} ({label}) is thinking"):
+                action = agent.choose(before).action
             played.append((before, action, self.record.play(action)))
         seconds = time.perf_counter() - started
         words = " ".join(before.action_string(action) for before, action, _ in played)
@@ -282,6 +288,32 @@ class TerminalGame:
         if self.delay and not self.record.is_over():
             time.sleep(self.delay)
 
+    @contextmanager
+    def thinking(self, agent: Agent, doing: str) -> Iterator[None]:
+        """A spinner with what is going on, shown on a terminal once an agent takes more
+        than half a second (saying so when it first compiles its search), gone after."""
+        warming = self.warming.get(id(agent))
+        why = " (compiling the search, once)" if warming and warming.is_alive() else ""
+        status = self.console.status(f"{doing}...{why}", spinner="dots")
+        done, lock = threading.Event(), threading.Lock()
+
+        def show() -> None:
+            with lock:
+                if not done.is_set():
+                    status.start()
+
+        timer = threading.Timer(0.5, show)
+        timer.daemon = True
+        if self.console.is_terminal:
+            timer.start()
+        try:
+            yield
+        finally:
+            with lock:
+                done.set()
+                timer.cancel()
+                status.stop()
+
     # ------------------------------------------------------------------ commands
     def cmd_help(self, _: str) -> None:
         self.console.print(HELP, markup=False, highlight=False)
@@ -298,7 +330,8 @@ class TerminalGame:
 
     def cmd_hint(self, _: str) -> None:
         position = self.position
-        choice = self.hint_agent.choose(position)
+        with self.thinking(self.hint_agent, "Looking for a hint"):
+            choice = self.hint_agent.choose(position)
         self.hint_agent.reset()
         value = choice.value if choice.value is not None else 0.0
         chance = round(50 * (value + 1))
