@@ -25,6 +25,11 @@ from boardlab.core.registry import game_class, game_ids, new_game
 from boardlab.extras import require
 from boardlab.fast import perft_counter
 
+#: How an agent is named, with every level, for the help texts.
+AGENT_HELP = (
+    f"a level ({', '.join(LEVEL_NAMES)}) or an agent spec such as mcts:time=2 or alphabeta:depth=6"
+)
+
 
 def seat_names() -> list[str]:
     """Every player name of every registered game: the seat flags of ``play``."""
@@ -96,9 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = command("play", "play a game in the terminal: people, agents, or both")
     play.epilog = (
         "With no seat named you play the first player against the level medium; with one "
-        "seat named the other is you (or medium, if you named a human). WHO is human, a "
-        f"level ({', '.join(LEVEL_NAMES)}) or an agent spec such as "
-        "mcts:time=2 or alphabeta:depth=6."
+        f"seat named the other is you (or medium, if you named a human). WHO is human or "
+        f"{AGENT_HELP}."
     )
     option_flag(play)
     for name in seat_names():
@@ -118,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hint",
         metavar="AGENT",
         default="hard",
-        help="the agent that answers `hint` (default: the level hard)",
+        help=f"the agent that answers `hint`: {AGENT_HELP} (default: hard)",
     )
     command("rules", "the rules in brief and every option with its default")
     show = command("show", "draw the board of a position")
@@ -135,8 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
         "counts when numba is installed and the game has a kernel)",
     )
     match = command("match", "play agents against each other and measure the difference")
-    match.add_argument("agent_a", metavar="AGENT_A", help="a level or agent spec")
-    match.add_argument("agent_b", metavar="AGENT_B", help="a level or agent spec")
+    match.add_argument("agent_a", metavar="AGENT_A", help=AGENT_HELP)
+    match.add_argument("agent_b", metavar="AGENT_B", help=AGENT_HELP)
     match.add_argument("--games", "-n", type=int, default=100, metavar="N")
     option_flag(match)
     match.add_argument("--jobs", "-j", type=int, metavar="J", help="processes (default: cores)")
@@ -144,7 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
     analyze = command("analyze", "the value of every legal action and the best line")
     with_options(analyze)
-    analyze.add_argument("--agent", default="alphabeta:time=3", metavar="SPEC")
+    analyze.add_argument(
+        "--agent",
+        default="alphabeta:time=3",
+        metavar="SPEC",
+        help=f"{AGENT_HELP} (default: alphabeta:time=3)",
+    )
     analyze.add_argument("--seed", type=int, default=0, metavar="S")
     solve = command("solve", "solve exactly and keep the table (games that declare a solver)")
     solve.epilog = (
