@@ -191,7 +191,11 @@ def _game(args: argparse.Namespace) -> Game[Any]:
 
 
 def _position(game: Game[Any], args: argparse.Namespace) -> Position[Any]:
-    return game.from_position_string(args.position) if args.position else game.initial()
+    if args.position is None:
+        return game.initial()
+    if not args.position.strip():
+        raise BoardlabError("empty --position: give a position string, or leave it out")
+    return game.from_position_string(args.position)
 
 
 def run_games(args: argparse.Namespace) -> int:
