@@ -79,36 +79,35 @@ def grid(game: Game[Any], board: Board, marked: set[str]) -> list[Text]:
             if found is None:
                 line.append(" " * (width + 2))
                 continue
-            place, text = found, cell_text(found)
-            shown = text.ljust(width) if place.kind == "row" else text.rjust(width)
-            if place.kind == "label":
-                line.append(f" {shown} ", style="dim")
-                continue
-            owners = {p.owner for p in place.pieces} - {None}
-            owner = place.owner if place.owner is not None else next(iter(owners), None)
-            style = "dim" if place.blocked or not text.strip(".") else ""
-            if owner is not None and len(owners) <= 1 and style != "dim":
-                style = player_style(game, owner)
-            if place.name in marked:
-                line.append(f"[{shown}]", style=style or "bold")
-            else:
-                pieces_line(line, place, shown, style, game)
+            text = cell_text(found)
+            shown = text.ljust(width) if found.kind == "row" else text.rjust(width)
+            line.append(cell(game, found, shown, found.name in marked))
         lines.append(line)
     return lines
 
 
-def pieces_line(line: Text, place: Place, shown: str, style: str, game: Game[Any]) -> None:
-    """A place with pieces of both players (a shared row) shows each owner's in his colour."""
-    owners = [p.owner for p in place.pieces if p.owner is not None]
-    if len(set(owners)) < 2:
-        line.append(f" {shown} ", style=style)
-        return
-    line.append(" ")
-    for piece in place.pieces:
-        run = piece.symbol * piece.count
-        style_of = player_style(game, piece.owner) if piece.owner is not None else ""
-        line.append(run, style=style_of)
-    line.append(" " * (len(shown) - sum(p.count * len(p.symbol) for p in place.pieces) + 1))
+def cell(game: Game[Any], place: Place, shown: str, marked: bool) -> Text:
+    """A place as text, bracketed when the last turn touched it: a count in its owner's
+    colour, or each player's pieces in his colour (both players' in a shared row)."""
+    if place.kind == "label":
+        return Text(f" {shown} ", style="dim")
+    left, right = ("[", "]") if marked else (" ", " ")
+    text = Text(left, style="bold")
+    if place.blocked or not shown.strip(" ."):
+        text.append(shown, style="dim")
+    elif place.owner is not None or any(piece.counted for piece in place.pieces):
+        owner = place.owner
+        text.append(shown, style=player_style(game, owner) if owner is not None else "")
+    else:
+        drawn = 0
+        for piece in place.pieces:
+            owner = piece.owner
+            run = piece.symbol * piece.count
+            text.append(run, style=player_style(game, owner) if owner is not None else "")
+            drawn += len(run)
+        text.append(" " * (len(shown) - drawn))
+    text.append(right, style="bold")
+    return text
 
 
 def status(position: Position[Any], board: Board) -> list[Text]:
