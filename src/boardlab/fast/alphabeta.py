@@ -28,6 +28,7 @@ from numba import njit, uint64
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.fast.batch import kernel_for
+from boardlab.fast.specialise import specialised
 
 EXACT, LOWER, UPPER = 0, 1, 2
 INFINITY = 10.0
@@ -134,6 +135,10 @@ def _order(row: np.ndarray, n: int, first: int, history: np.ndarray) -> None:
             row[j] = row[j - 1]
             j -= 1
         row[j] = a
+
+
+#: The kernel's functions the search calls (the first parameters of ``_run``).
+KERNEL_FUNCTIONS = ("legal", "apply", "result", "to_act", "evaluate")
 
 
 @njit(cache=False)
@@ -418,14 +423,9 @@ class CompiledAlphaBeta:
                 return False
 
     def _call(self, every_action: bool, node_limit: int, budget: int) -> int:
-        kernel = self.kernel
+        search = specialised(_run, self.kernel.__name__, KERNEL_FUNCTIONS)
         return int(
-            _run(
-                kernel.legal,
-                kernel.apply,
-                kernel.result,
-                kernel.to_act,
-                kernel.evaluate,
+            search(
                 self.params,
                 self.states,
                 self.moves,

@@ -17,6 +17,7 @@ from numba import njit, prange
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.fast import rng
+from boardlab.fast.specialise import specialised
 
 FIRST_WINS, SECOND_WINS, DRAWS, ACTIONS, ACTIONS_SQUARED = range(5)
 
@@ -108,10 +109,12 @@ def playouts(
     start, p = kernel.encode(game, state), kernel.params(game)
     if threads <= 1:
         totals = np.zeros(5, dtype=np.int64)
-        _run(kernel.playout, start, p, rng.seeded(seed), count, totals)
+        run = specialised(_run, kernel.__name__, ("playout",))
+        run(start, p, rng.seeded(seed), count, totals)
     else:
         generators = np.stack([rng.seeded(seed * 1_000_003 + i) for i in range(threads)])
         stats = np.zeros((threads, 5), dtype=np.int64)
-        _run_parallel(kernel.playout, start, p, generators, count, stats)
+        run = specialised(_run_parallel, kernel.__name__, ("playout",), parallel=True)
+        run(start, p, generators, count, stats)
         totals = stats.sum(axis=0)
     return PlayoutStats(count, *(int(x) for x in totals))

@@ -20,8 +20,11 @@ from numba import njit
 from boardlab.core.game import Game
 from boardlab.fast import rng
 from boardlab.fast.batch import kernel_for
+from boardlab.fast.specialise import specialised
 
 UNKNOWN = -2
+#: The kernel's functions the search calls (the first parameters of ``_iterate``).
+KERNEL_FUNCTIONS = ("legal", "apply", "result", "to_act", "playout")
 # Tree fields, one int32/float64 array each.
 PARENT, ACTION, FIRST, COUNT, VISITS, MOVER, TO_ACT, PROVEN = range(8)
 INT_FIELDS = 8
@@ -208,14 +211,9 @@ class CompiledSearch:
     def _call(
         self, root: np.ndarray, g: np.ndarray, size: np.ndarray, step: int, scratch: np.ndarray
     ) -> int:
-        kernel = self.kernel
+        iterate = specialised(_iterate, self.kernel.__name__, KERNEL_FUNCTIONS)
         return int(
-            _iterate(
-                kernel.legal,
-                kernel.apply,
-                kernel.result,
-                kernel.to_act,
-                kernel.playout,
+            iterate(
                 root,
                 self.params,
                 g,

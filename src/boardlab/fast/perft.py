@@ -11,6 +11,7 @@ from numba import njit
 
 from boardlab.core.game import Game
 from boardlab.fast.batch import kernel_for
+from boardlab.fast.specialise import specialised
 
 
 @njit(cache=False)
@@ -51,4 +52,5 @@ def compiled_perft(game: Game[Any], state: Any, depth: int) -> int:
         return 1
     kernel = kernel_for(game)
     root, p = kernel.encode(game, state), kernel.params(game)
-    return int(_perft(kernel.legal, kernel.apply, root, p, depth, kernel.MAX_LEGAL))
+    count = specialised(_perft, kernel.__name__, ("legal", "apply"))
+    return int(count(root, p, depth, kernel.MAX_LEGAL))
