@@ -140,9 +140,15 @@ def test_replay_stops_at_a_bad_action_with_status_1(
         (["show", "jinli", "-o", "colour=red"], "unknown option 'colour' of jinli"),
         (["show", "jinli", "-o", "stones"], "malformed option 'stones': expected key=value"),
         (["show", "linja", "-p", "6,1/0,1 b o 0 0"], "malformed BLACK/RED"),
-        (["perft", "linja", "--depth", "x"], "invalid int value: 'x'"),
+        (
+            ["perft", "linja", "--depth", "x"],
+            "--depth/-d: bad value 'x': expected an integer from 0 to 40",
+        ),
         (["perft", "linja"], "the following arguments are required: --depth"),
-        (["perft", "linja", "--depth", "-1"], "bad depth -1"),
+        (
+            ["perft", "linja", "--depth", "-1"],
+            "--depth/-d: bad value '-1': expected an integer from 0 to 40",
+        ),
         (["replay", "linja", "/no/such/file"], "No such file or directory: /no/such/file"),
         (["dance"], "invalid choice: 'dance'"),
     ],
@@ -220,3 +226,32 @@ def test_the_rules_in_brief_follow_the_options_in_force(capsys: pytest.CaptureFi
     assert "supply of 6 stones" in boardlab.new_game("jinli", stones=6).rules_in_brief()
     status, out, _ = run(["rules", "galatjang"], capsys)
     assert status == 0 and "Two rows of 6 pits with 6 seeds each" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["perft", "jinli", "-d", "100000"],
+            "--depth/-d: bad value '100000': expected an integer from 0 to 40",
+        ),
+        (
+            ["match", "jinli", "random", "random", "-n", "0"],
+            "expected an integer from 1 to 10,000,000",
+        ),
+        (["match", "jinli", "random", "random", "--jobs", "9999"], "from 1 to 256"),
+        (["play", "jinli", "--red", "random", "--delay", "-5"], "expected a number from 0 to 60"),
+        (["analyze", "jinli", "--seed", "-1"], "--seed: bad value '-1'"),
+        (
+            ["analyze", "jinli", "--agent", "mcts:iterations=10000000000"],
+            "expected 0 to 1,000,000,000",
+        ),
+        (["analyze", "jinli", "--agent", "mcts:time=nan"], "'time' in agent 'mcts:time=nan'"),
+    ],
+)
+def test_numbers_on_the_command_line_have_ranges(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1 and said in err

@@ -31,6 +31,33 @@ AGENT_HELP = (
 )
 
 
+def within(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
+    """An argparse type: a number of ``kind`` from ``low`` to ``high``, else one line that
+    says what is expected."""
+
+    def read(text: str) -> Any:
+        try:
+            value = kind(text.strip())
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"bad value {text!r}: expected {'an integer' if kind is int else 'a number'} "
+                f"from {shown(low)} to {shown(high)}"
+            )
+        return value
+
+    return read
+
+
+def shown(number: float) -> str:
+    """``10,000,000``; ``0.5``."""
+    return f"{int(number):,}" if float(number).is_integer() else f"{number:,}"
+
+
+SEED = within(int, 0, 2**63 - 1)
+
+
 def seat_names() -> list[str]:
     """Every player name of every registered game: the seat flags of ``play``."""
     names: dict[str, None] = {}
@@ -109,12 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
         play.add_argument(
             f"--{name}", metavar="WHO", help=f"who plays {name}: human, a level or an agent spec"
         )
-    play.add_argument("--seed", type=int, help="seed for the agents (reproducible games)")
+    play.add_argument("--seed", type=SEED, help="seed for the agents (reproducible games)")
     play.add_argument("--load", metavar="FILE", help="continue a saved game record")
     play.add_argument("--save", metavar="FILE", help="keep the record in FILE after every move")
     play.add_argument(
         "--delay",
-        type=float,
+        type=within(float, 0, 60),
         metavar="SECONDS",
         help="pause after each agent turn (default 1 when agents play each other)",
     )
@@ -129,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     with_options(show)
     count = command("perft", "count the action sequences of a given length")
     with_options(count)
-    count.add_argument("--depth", "-d", type=int, required=True, metavar="N")
+    count.add_argument("--depth", "-d", type=within(int, 0, 40), required=True, metavar="N")
     count.add_argument("--divide", action="store_true", help="first one line per legal action")
     count.add_argument(
         "--engine",
@@ -141,10 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     match = command("match", "play agents against each other and measure the difference")
     match.add_argument("agent_a", metavar="AGENT_A", help=AGENT_HELP)
     match.add_argument("agent_b", metavar="AGENT_B", help=AGENT_HELP)
-    match.add_argument("--games", "-n", type=int, default=100, metavar="N")
+    match.add_argument("--games", "-n", type=within(int, 1, 10**7), default=100, metavar="N")
     option_flag(match)
-    match.add_argument("--jobs", "-j", type=int, metavar="J", help="processes (default: cores)")
-    match.add_argument("--seed", type=int, default=0, metavar="S")
+    match.add_argument(
+        "--jobs", "-j", type=within(int, 1, 256), metavar="J", help="processes (default: cores)"
+    )
+    match.add_argument("--seed", type=SEED, default=0, metavar="S")
     match.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
     analyze = command("analyze", "the value of every legal action and the best line")
     with_options(analyze)
@@ -154,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help=f"{AGENT_HELP} (default: alphabeta:time=3)",
     )
-    analyze.add_argument("--seed", type=int, default=0, metavar="S")
+    analyze.add_argument("--seed", type=SEED, default=0, metavar="S")
     solve = command("solve", "solve exactly and keep the table (games that declare a solver)")
     solve.epilog = (
         "Tables go to $BOARDLAB_TABLES, or the user data directory, unless --out names a "
@@ -164,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--out", metavar="PATH", help="the table file")
     solve.add_argument(
         "--max-seeds",
-        type=int,
+        type=within(int, 0, 40),
         metavar="K",
         help="endgame tables: the most seeds in the pits of a solved position",
     )

@@ -80,6 +80,8 @@ def _game_class(game: Game[Any] | str | None) -> type[Game[Any]] | None:
 
 
 _TYPES: dict[str, type] = {"time": float, "iterations": int, "nodes": int, "depth": int}
+#: The largest budgets an agent spec may ask for: a day, and counts a search can hold.
+BUDGET_MAX: dict[str, float] = {"time": 86_400, "iterations": 10**9, "nodes": 10**9, "depth": 100}
 
 
 def level_spec(spec: str, game: Game[Any] | str | None = None) -> str:
@@ -116,8 +118,14 @@ def parse_spec(spec: str, game: Game[Any] | str | None = None) -> tuple[str, dic
             raise BoardlabError(
                 f"bad value {value!r} for {key!r} in agent {spec!r}: expected {kinds[key].__name__}"
             ) from None
-        if isinstance(settings[key], int | float) and settings[key] < 0:
-            raise BoardlabError(f"bad value {value!r} for {key!r} in agent {spec!r}: negative")
+        if isinstance(settings[key], int | float) and not 0 <= settings[key] <= BUDGET_MAX.get(
+            key, float("inf")
+        ):
+            high = BUDGET_MAX.get(key)
+            raise BoardlabError(
+                f"bad value {value!r} for {key!r} in agent {spec!r}: expected 0 "
+                + (f"to {high:,.0f}" if high is not None else "or more")
+            )
     return kind, settings
 
 
