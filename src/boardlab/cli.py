@@ -259,8 +259,6 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_perft(args: argparse.Namespace) -> int:
-    if args.depth < 0:
-        raise BoardlabError(f"bad depth {args.depth}: expected 0 or more")
     position = _position(_game(args), args)
     count = perft_counter(position.game, args.depth, args.engine)
     if args.divide and args.depth >= 1:
@@ -343,8 +341,6 @@ def run_match(args: argparse.Namespace) -> int:
     from boardlab.arena import play_match
 
     game = _game(args)
-    if args.games < 1:
-        raise BoardlabError(f"bad number of games {args.games}: expected 1 or more")
     finished = [0]
     with _progress_bar(f"{args.agent_a} vs {args.agent_b}", "games") as update:
 
