@@ -60,6 +60,7 @@ def environment(**changes: str) -> dict[str, str]:
     env["COLUMNS"] = "80"
     env["NO_COLOR"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    env["BOARDLAB_GAMES"] = "."  # games saved with no name go to the folder of the test
     env.update(changes)
     return {key: value for key, value in env.items() if value != ""}
 
@@ -1247,3 +1248,17 @@ def test_jinli_narration_of_points_and_of_a_give_back(tmp_path: Path) -> None:
     assert talk[1].prompt == "Yellow, give a stone back> "
     assert talk[1].answer[0] == "Yellow gives the stone on d4 back to Red, then plays a turn."
     assert talk[2].prompt == "Yellow, swim or jump> "
+
+
+def test_a_game_saved_with_no_name_goes_to_the_games_folder(tmp_path: Path) -> None:
+    """Not into the folder the command runs in: the user's data directory, named."""
+    data = tmp_path / "data"
+    env = environment(BOARDLAB_GAMES="", XDG_DATA_HOME=str(data))
+    done = play(["linja", "--red", "easy", "--seed", "2"], ["0-1", "save", "quit"], tmp_path, env)
+    assert_clean(done)
+    saved = re.search(r"Saved to (\S+)", done.stdout)
+    assert saved, done.stdout
+    path = Path(saved.group(1))
+    assert path.parent == data / "boardlab" / "games" and path.name.startswith("boardlab-linja-")
+    assert GameRecord.load(path).action_strings()[0] == "0-1"
+    assert [p.name for p in tmp_path.iterdir()] == ["data"]

@@ -8,6 +8,7 @@ and ``quit`` save an unfinished game to a file and say where.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -468,12 +469,14 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ saving
     def default_path(self) -> Path:
+        """A new file in the games folder, named for the game and the time."""
+        folder = games_dir()
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        path = Path(f"boardlab-{self.position.game.id}-{stamp}.txt")
+        path = folder / f"boardlab-{self.position.game.id}-{stamp}.txt"
         n = 1
         while path.exists():
             n += 1
-            path = Path(f"boardlab-{self.position.game.id}-{stamp}-{n}.txt")
+            path = folder / f"boardlab-{self.position.game.id}-{stamp}-{n}.txt"
         return path
 
     def keep(self) -> None:
@@ -513,6 +516,17 @@ class TerminalGame:
             markup=False,
             highlight=False,
         )
+
+
+def games_dir() -> Path:
+    """Where games are saved when no file is named: ``$BOARDLAB_GAMES``, else a games
+    folder in the user's data directory (never the folder the command runs in)."""
+    chosen = os.environ.get("BOARDLAB_GAMES")
+    if chosen:
+        return Path(chosen)
+    from platformdirs import user_data_path
+
+    return user_data_path("boardlab") / "games"
 
 
 def console_for(stream: Any = None) -> Console:
