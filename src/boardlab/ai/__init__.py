@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from boardlab.ai.alphabeta import AlphaBetaAgent
@@ -80,6 +81,10 @@ def _game_class(game: Game[Any] | str | None) -> type[Game[Any]] | None:
 
 
 _TYPES: dict[str, type] = {"time": float, "iterations": int, "nodes": int, "depth": int}
+#: How numbers are written in a spec: ASCII digits of sane length (``int`` and ``float``
+#: would also take full-width digits, ``1_000``, ``nan`` and ``inf``).
+NUMBERS = {int: re.compile(r"[0-9]{1,12}"), float: re.compile(r"[0-9]{1,12}(\.[0-9]{1,9})?")}
+WORDS = {int: "an integer", float: "a number like 1.5", str: "a word"}
 #: The largest budgets an agent spec may ask for: a day, and counts a search can hold.
 BUDGET_MAX: dict[str, float] = {"time": 86_400, "iterations": 10**9, "nodes": 10**9, "depth": 100}
 
@@ -112,11 +117,15 @@ def parse_spec(spec: str, game: Game[Any] | str | None = None) -> tuple[str, dic
                 f"bad agent parameter {item!r} in {spec!r}: expected key=value with key "
                 f"one of {', '.join(sorted(kinds))}"
             )
+        number = NUMBERS.get(kinds[key])
         try:
+            if number is not None and not number.fullmatch(value.strip()):
+                raise ValueError(value)
             settings[key] = kinds[key](value.strip())
         except ValueError:
             raise BoardlabError(
-                f"bad value {value!r} for {key!r} in agent {spec!r}: expected {kinds[key].__name__}"
+                f"bad value {value!r} for {key!r} in agent {spec!r}: expected "
+                f"{WORDS.get(kinds[key], kinds[key].__name__)}"
             ) from None
         if isinstance(settings[key], int | float) and not 0 <= settings[key] <= BUDGET_MAX.get(
             key, float("inf")

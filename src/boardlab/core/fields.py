@@ -17,9 +17,15 @@ def split_fields(text: str, names: tuple[str, ...], game: str) -> list[str]:
     return fields
 
 
+def is_number(word: str, digits: int = 9) -> bool:
+    """ASCII digits only (not ``²``, ``①`` or full-width digits, which ``isdigit`` and
+    ``int`` take), and few enough for any count in a game."""
+    return 0 < len(word) <= digits and word.isascii() and word.isdigit()
+
+
 def read_int(word: str, field: str, text: str, low: int = 0, high: int = 10**9) -> int:
-    """A non-negative decimal integer in ``[low, high]``."""
-    if not word.isdigit() or not low <= int(word) <= high:
+    """A non-negative decimal integer in ``[low, high]``, in ASCII digits."""
+    if not is_number(word) or not low <= int(word) <= high:
         raise InvalidNotationError(
             f"malformed {field} {word!r} in position string {text!r}: "
             f"expected an integer from {low} to {high}"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardlab.core.errors import OptionError
+from boardlab.core.fields import is_number
 
 OptionValue = int | bool | str
 
@@ -53,10 +54,9 @@ class Option:
                 return False
             raise self._refuse(text)
         if self.kind == "int":
-            try:
-                return self.check(int(word))
-            except ValueError:
-                raise self._refuse(text) from None
+            if not is_number(word.removeprefix("-")):
+                raise self._refuse(text)
+            return self.check(int(word))
         return self.check(word)
 
     def check(self, value: Any) -> OptionValue:
