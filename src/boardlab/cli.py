@@ -301,7 +301,7 @@ def run_replay(args: argparse.Namespace) -> int:
             if error.index is None:
                 raise
             where = f"record {number}, " if len(texts) > 1 else ""
-            print(f"boardlab replay: {where}{error}", file=sys.stderr)
+            say(f"boardlab replay: {where}{error}")
             return 1
         print(record.position.position_string())
         outcome = record.outcome()
@@ -535,26 +535,30 @@ COMMANDS = {
 }
 
 
+def say(message: str) -> None:
+    """An error as one line on standard error: characters a terminal would not show as
+    they are (controls, line breaks that the input quoted) are written as escapes."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+    print(shown, file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
     except UsageError as error:
-        print(error, file=sys.stderr)
+        say(str(error))
         return 2
     except BoardlabError as error:
-        print(f"boardlab: {error}", file=sys.stderr)
+        say(f"boardlab: {error}")
         return 2
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
-        print(
-            f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
+        say(f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
         return 2
     except KeyboardInterrupt:
         print("boardlab: interrupted", file=sys.stderr)
