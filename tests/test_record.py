@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import boardlab
 from boardlab.core.record import GameRecord, RecordError
@@ -188,3 +190,42 @@ def test_last_turn_is_the_last_run_of_one_players_actions() -> None:
     assert [p.action_string(a) for p, a in record.last_turn()] == ["g7-f6"]
     record.undo_to(0)
     assert record.last_turn() == []
+
+
+TAG_NAMES = st.from_regex(r"[A-Z][a-z]{1,8}", fullmatch=True).filter(
+    lambda name: name not in ("Game", "Options", "Position", "Result", "Points", "Reason", "Fen")
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(TAG_NAMES, st.text(max_size=40), max_size=4),
+    st.dictionaries(st.integers(0, 3), st.text(min_size=1, max_size=40), max_size=4),
+)
+def test_every_header_value_and_comment_written_reads_back(
+    headers: dict[str, str], comments: dict[int, str]
+) -> None:
+    """Any Unicode (brackets, quotes, backslashes, line breaks, controls, spaces at the
+    ends) survives the text format and JSON exactly: a saved game is never lost."""
+    record = GameRecord(boardlab.new_game("linja"), headers=headers)
+    record.play_all(["0-1", "1-3", "7-6"])
+    wanted = {ply: note for ply, note in comments.items() if note.strip()}
+    record.comments.update(wanted)
+    for back in (GameRecord.from_text(record.to_text()), GameRecord.from_json(record.to_json())):
+        assert {k: back.headers[k] for k in headers} == headers
+        assert dict(back.comments) == wanted
+        assert back.action_strings() == record.action_strings()
+
+
+def test_a_header_value_with_brackets_is_saved_and_loaded(tmp_path: Path) -> None:
+    record = GameRecord(boardlab.new_game("jinli"), headers={"Event": "Club [B] night"})
+    record.play("a1-b2")
+    loaded = GameRecord.load(record.save(tmp_path / "g.txt"))
+    assert loaded.headers["Event"] == "Club [B] night" and loaded.action_strings() == ["a1-b2"]
+
+
+def test_a_header_name_that_cannot_be_written_is_refused_before_saving(tmp_path: Path) -> None:
+    record = GameRecord(boardlab.new_game("jinli"), headers={"my tag": "x"})
+    with pytest.raises(RecordError, match="header name 'my tag' cannot be written"):
+        record.save(tmp_path / "g.txt")
+    assert not (tmp_path / "g.txt").exists()

@@ -41,7 +41,15 @@ JSON_VERSION = 1
 UNFINISHED = "*"
 
 _TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
-_TOKEN = re.compile(r"\{[^}]*\}?|;[^\n]*|\[[^\]\n]*\]?|[^\s{};\[]+")
+#: A tag (its quoted value may hold ``]``), a comment (``\}`` inside it), a line comment,
+#: a malformed tag, or a word.
+_TOKEN = re.compile(
+    r'\[\s*[A-Za-z][A-Za-z0-9_]*\s+"(?:[^"\\\n]|\\.)*"\s*\]'
+    r"|\{(?:[^}\\\n]|\\.)*\}?|;[^\n]*|\[[^\]\n]*\]?|[^\s{};\[]+"
+)
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_ESCAPED = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+_SHORT = {"n": "\n", "t": "\t", "r": "\r"}
 _TURN_NUMBER = re.compile(r"\d+\.+")
 
 
@@ -206,7 +214,14 @@ class GameRecord:
     # ------------------------------------------------------------------ text format
     def to_text(self) -> str:
         """The record in the text format (strict writer)."""
-        lines = [f'[{k} "{_escape(v)}"]' for k, v in self.full_headers().items()]
+        headers = self.full_headers()
+        for name in headers:
+            if not _TAG_NAME.fullmatch(name):
+                raise RecordError(
+                    f"header name {name!r} cannot be written: expected a letter, then "
+                    "letters, digits or _"
+                )
+        lines = [f'[{k} "{_escape(v)}"]' for k, v in headers.items()]
         words: list[str] = []
         if 0 in self.comments:
             words.append(_comment(self.comments[0]))
@@ -250,7 +265,7 @@ class GameRecord:
                         raise RecordError(
                             "comment not closed with } on the same line", line_number, token
                         )
-                    comments.append((len(moves), token[1:-1].strip()))
+                    comments.append((len(moves), _unescape(token[1:-1].strip())))
                 elif token.startswith(";"):
                     comments.append((len(moves), token[1:].strip()))
                 elif _TURN_NUMBER.fullmatch(token):
@@ -450,16 +465,45 @@ def _tag_name(name: str) -> str:
     return name[:1].upper() + name[1:].lower()
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+def _escape(value: str, special: str = '"') -> str:
+    """``value`` for a tag or a comment: a backslash before ``\\`` and ``special``,
+    characters a line cannot show (line breaks, controls) as ``\\n``, ``\\xNN`` or
+    ``\\uNNNN``, and spaces at either end as ``\\x20`` (readers strip them), so that
+    reading gives back exactly ``value``."""
+    out = []
+    for k, char in enumerate(value):
+        if char in ("\\", special):
+            out.append("\\" + char)
+        elif char == " " and (k == 0 or k == len(value) - 1):
+            out.append("\\x20")
+        elif char.isprintable():
+            out.append(char)
+        elif char in "\n\t\r":
+            out.append("\\" + {"\n": "n", "\t": "t", "\r": "r"}[char])
+        else:
+            code = ord(char)
+            out.append(
+                f"\\x{code:02x}"
+                if code < 0x100
+                else f"\\u{code:04x}"
+                if code < 0x10000
+                else f"\\U{code:08x}"
+            )
+    return "".join(out)
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if len(code) > 1:
+            return chr(int(code[1:], 16))
+        return _SHORT.get(code, code)
+
+    return _ESCAPED.sub(one, value)
 
 
 def _comment(text: str) -> str:
-    return "{" + " ".join(text.replace("{", "(").replace("}", ")").split()) + "}"
+    return "{" + _escape(text, "}") + "}"
 
 
 def _wrap(words: list[str], width: int) -> list[str]:
