@@ -4,6 +4,7 @@ reader, JSON, and saving that never leaves a half-written file."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,59 @@ def test_a_header_name_that_cannot_be_written_is_refused_before_saving(tmp_path:
     with pytest.raises(RecordError, match="header name 'my tag' cannot be written"):
         record.save(tmp_path / "g.txt")
     assert not (tmp_path / "g.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (bytes(range(256)) * 4, "is not UTF-8 text (byte 0x80 at offset 128)"),
+        (b"[" * 200_000, "malformed tag"),
+        (b"{" + b'"a":{' * 100_000 + b"}" * 100_001, "nested too deeply"),
+        (b'{"format": "boardlab-record", "version": 1, "game": 3}', '"game" must be a game id'),
+        (
+            b'{"format": "boardlab-record", "version": 1, "game": "linja", "actions": "0-1"}',
+            '"actions" must be a list of action strings',
+        ),
+        (
+            b'{"format": "boardlab-record", "version": 1, "game": "linja", "options": {"max_turns": '
+            + b"9" * 5000
+            + b"}}",
+            "Exceeds the limit",
+        ),
+        (
+            b'{"format": "boardlab-record", "version": 1, "game": "linja", "comments": {"x": 1}}',
+            "comment 'x' is not a string",
+        ),
+    ],
+)
+def test_a_file_that_is_not_a_record_says_so_in_one_line(
+    content: bytes, said: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    with pytest.raises(RecordError, match=re.escape(said)) as refused:
+        GameRecord.load(path)
+    assert len(str(refused.value)) < 300
+
+
+def test_reading_stops_at_a_size_limit(tmp_path: Path) -> None:
+    from boardlab.core.record import MAX_RECORD_BYTES
+
+    path = tmp_path / "huge.txt"
+    path.write_bytes(b"0-1 " * (MAX_RECORD_BYTES // 4 + 1))
+    with pytest.raises(RecordError, match="larger than 16 MB"):
+        GameRecord.load(path)
+
+
+def test_a_json_record_is_checked_against_the_game_named() -> None:
+    record = GameRecord(boardlab.new_game("jinli"))
+    record.play("a1-b2")
+    with pytest.raises(RecordError, match="the record is a game of 'jinli', not 'linja'"):
+        GameRecord.read(record.to_json(), game="linja")
+    assert GameRecord.read(record.to_json(), game="jinli").action_strings() == ["a1-b2"]
+
+
+def test_more_actions_than_a_game_can_have_are_refused_before_playing() -> None:
+    game = boardlab.new_game("jinli", max_turns=1)
+    with pytest.raises(RecordError, match="more than a game of jinli"):
+        GameRecord.read("a1-b2 @d4 " * 10, game=game)

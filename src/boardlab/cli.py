@@ -20,7 +20,7 @@ from boardlab.core.errors import BoardlabError, UnknownGameError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Position
 from boardlab.core.perft import divide
-from boardlab.core.record import GameRecord, RecordError, split_records
+from boardlab.core.record import GameRecord, RecordError, read_record_text, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
 from boardlab.extras import require
 from boardlab.fast import perft_counter
@@ -289,7 +289,11 @@ def _replay_source(args: argparse.Namespace) -> tuple[Game[Any] | None, str | No
 
 def run_replay(args: argparse.Namespace) -> int:
     game, file = _replay_source(args)
-    text = Path(file).read_text(encoding="utf-8") if file else sys.stdin.read()
+    if file:
+        with open(file, "rb") as stream:
+            text = read_record_text(stream, file)
+    else:
+        text = read_record_text(getattr(sys.stdin, "buffer", sys.stdin), "standard input")
     options = game.schema.parse_assignments(args.option, game.id) if game else None
     texts = [text] if text.lstrip().startswith("{") else split_records(text) or [text]
     for number, part in enumerate(texts, 1):

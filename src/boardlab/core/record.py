@@ -39,6 +39,9 @@ from boardlab.core.registry import new_game
 JSON_FORMAT = "boardlab-record"
 JSON_VERSION = 1
 UNFINISHED = "*"
+#: The largest record file read: far more than any game (a 1000-turn Linja game is about
+#: 20 KB), small enough that a wrong file is refused at once.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 _TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 #: A tag (its quoted value may hold ``]``), a comment (``\}`` inside it), a line comment,
@@ -62,7 +65,8 @@ class RecordError(InvalidNotationError):
     ) -> None:
         where = f"line {line}, " if line else ""
         what = f"action {index} " if index is not None else ""
-        super().__init__(f"{where}{what}{token!r}: {message}" if token else f"{where}{message}")
+        shown = token if len(token) <= 60 else token[:57] + "..."  # a line, not a screenful
+        super().__init__(f"{where}{what}{shown!r}: {message}" if token else f"{where}{message}")
         self.line, self.token, self.index = line, token, index
 
 
@@ -273,6 +277,11 @@ class GameRecord:
                 else:
                     add_action_token(moves, line_number, _TURN_NUMBER.sub("", token, count=1))
         record = cls._start(headers, game, options, start)
+        if len(moves) > record.game.max_actions + 1:  # the last word may be a result
+            raise RecordError(
+                f"{len(moves)} actions: more than a game of {record.game.id} under these "
+                f"options can have ({record.game.max_actions})"
+            )
         results_words = {*record.game.players, "draw", UNFINISHED}
         while moves and moves[-1][1].lower() in results_words:
             results.append(moves.pop())
@@ -357,37 +366,66 @@ class GameRecord:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        game: str | Game[Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+        start: str | None = None,
+    ) -> GameRecord:
+        """A record from its JSON data, every field checked for its type. ``game`` must
+        agree with the record's game when given; ``options`` and ``start`` override the
+        record's, as for the text format."""
         if not isinstance(data, Mapping) or data.get("format") != JSON_FORMAT:
             raise RecordError(f'not a boardlab JSON record: expected "format": {JSON_FORMAT!r}')
         if data.get("version") != JSON_VERSION:
             raise RecordError(
                 f"unsupported record version {data.get('version')!r}: expected {JSON_VERSION}"
             )
-        game = new_game(str(data.get("game")), dict(data.get("options") or {}))
-        start = data.get("start")
-        headers = {k: str(v) for k, v in dict(data.get("headers") or {}).items()}
+        named = _field(data, "game", str, "a game id")
+        wanted = game.id if isinstance(game, Game) else game
+        if wanted is not None and named.strip().lower() != wanted.strip().lower():
+            raise RecordError(f"the record is a game of {named!r}, not {wanted!r}")
+        values = dict(_field(data, "options", dict, "an object of option values", {}))
+        if not all(isinstance(v, str | int | bool) for v in values.values()):
+            raise RecordError('"options" must map option names to strings, numbers or booleans')
+        values.update(options or {})
+        game = new_game(named, values)
+        start = start or _field(data, "start", str, "a position string", None)
+        raw_headers = _field(data, "headers", dict, "an object of strings", {})
+        if not all(isinstance(v, str | int | float) for v in raw_headers.values()):
+            raise RecordError('"headers" must map names to strings')
+        headers = {str(k): str(v) for k, v in raw_headers.items()}
         for derived in ("Game", "Options", "Position", "Result", "Points", "Reason"):
             headers.pop(derived, None)
         record = cls(game, game.from_position_string(start) if start else None, headers)
-        actions = data.get("actions") or []
-        if not isinstance(actions, list):
+        actions = _field(data, "actions", list, "a list of action strings", [])
+        if not all(isinstance(action, str) for action in actions):
             raise RecordError('"actions" must be a list of action strings')
+        if len(actions) > game.max_actions:
+            raise RecordError(
+                f"{len(actions)} actions: more than a game of {game.id} under these options "
+                f"can have ({game.max_actions})"
+            )
         for index, action in enumerate(actions, 1):
             try:
                 record.play(str(action))
             except BoardlabError as error:
                 raise RecordError(str(error), token=str(action), index=index) from None
-        for key, note in dict(data.get("comments") or {}).items():
-            if not str(key).isdigit() or int(key) > len(record):
+        for key, note in _field(data, "comments", dict, "an object of strings", {}).items():
+            if not isinstance(note, str):
+                raise RecordError(f"comment {key!r} is not a string")
+            if not (str(key).isascii() and str(key).isdigit() and len(str(key)) <= 9) or int(
+                key
+            ) > len(record):
                 raise RecordError(f"comment key {key!r} is not an action count 0-{len(record)}")
             record.comments[int(key)] = str(note)
-        resigned = data.get("resigned")
+        resigned = _field(data, "resigned", str, "a player's name or null", None)
         if resigned is not None:
             if resigned not in game.players or record.position.is_over():
                 raise RecordError(f"bad resignation {resigned!r}: not a player of an open game")
             record.resign(game.players.index(resigned))
-        final = data.get("final")
+        final = _field(data, "final", str, "a position string or null", None)
         if final is not None and final != record.position.position_string():
             raise RecordError(
                 f"the record's final position {final!r} is not where its actions lead: "
@@ -396,12 +434,18 @@ class GameRecord:
         return record
 
     @classmethod
-    def from_json(cls, text: str) -> GameRecord:
+    def from_json(cls, text: str, **kwargs: Any) -> GameRecord:
+        """A record from JSON text; ``game``, ``options`` and ``start`` as for
+        ``from_dict``."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise RecordError(f"malformed JSON: {error.msg}", error.lineno) from None
-        return cls.from_dict(data)
+        except RecursionError:
+            raise RecordError("malformed JSON: nested too deeply for a record") from None
+        except ValueError as error:  # a number too long to convert
+            raise RecordError(f"malformed JSON: {error}") from None
+        return cls.from_dict(data, **kwargs)
 
     # ------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -413,23 +457,49 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> GameRecord:
         """Read a record file in either format (JSON is recognised by its first character)."""
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as stream:
+            text = read_record_text(stream, str(path))
         return cls.read(text, **kwargs)
 
     @classmethod
     def read(cls, text: str, **kwargs: Any) -> GameRecord:
         """A record from text in either format, or a bare list of actions."""
         if text.lstrip().startswith("{") and text.rstrip().endswith("}"):
-            try:
-                json.loads(text)
-            except json.JSONDecodeError:
-                pass
-            else:
-                return cls.from_json(text)
+            return cls.from_json(text, **kwargs)
         return cls.from_text(text, **kwargs)
 
     def __repr__(self) -> str:
         return f"<GameRecord {self.game.id} {len(self)} actions {self.result()}>"
+
+
+def _field(data: Mapping[str, Any], name: str, kind: type, shown: str, default: Any = ...) -> Any:
+    """``data[name]`` if it is a ``kind`` (None for a missing or null field with a
+    default), else a RecordError that names the field and what it should be."""
+    value = data.get(name)
+    if value is None and default is not ...:
+        return default
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise RecordError(f'"{name}" must be {shown}, not {type(value).__name__} {value!r:.60}')
+    return value
+
+
+def read_record_text(stream: Any, name: str) -> str:
+    """The text of a record file or stream (binary, or text): at most
+    ``MAX_RECORD_BYTES``, strict UTF-8; a RecordError naming ``name`` otherwise."""
+    data = stream.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(
+            f"{name} is larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB: not a game record"
+        )
+    if isinstance(data, str):
+        return data
+    try:
+        return str(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise RecordError(
+            f"{name} is not UTF-8 text (byte {data[error.start]:#04x} at offset "
+            f"{error.start}): not a game record"
+        ) from None
 
 
 def split_records(text: str) -> list[str]:
