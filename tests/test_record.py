@@ -244,7 +244,8 @@ def test_a_header_name_that_cannot_be_written_is_refused_before_saving(tmp_path:
             '"actions" must be a list of action strings',
         ),
         (
-            b'{"format": "boardlab-record", "version": 1, "game": "linja", "options": {"max_turns": '
+            b'{"format": "boardlab-record", "version": 1, "game": "linja", '
+            + b'"options": {"max_turns": '
             + b"9" * 5000
             + b"}}",
             "Exceeds the limit",
@@ -286,3 +287,25 @@ def test_more_actions_than_a_game_can_have_are_refused_before_playing() -> None:
     game = boardlab.new_game("jinli", max_turns=1)
     with pytest.raises(RecordError, match="more than a game of jinli"):
         GameRecord.read("a1-b2 @d4 " * 10, game=game)
+
+
+def test_saving_follows_a_link_and_keeps_the_umask(tmp_path: Path) -> None:
+    import os
+
+    record = GameRecord(boardlab.new_game("linja"))
+    record.play("0-1")
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    record.save(link)
+    assert link.is_symlink() and GameRecord.load(real).action_strings() == ["0-1"]
+    old = os.umask(0o027)
+    try:
+        made = record.save(tmp_path / "new.txt")
+    finally:
+        os.umask(old)
+    assert made.stat().st_mode & 0o777 == 0o640
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(NotADirectoryError, match="a part of the path is a file"):
+        record.save(tmp_path / "file" / "g.txt")

@@ -13,11 +13,16 @@ from typing import BinaryIO
 @contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary file to write that appears at ``path`` only once complete and on disk:
-    until then ``path`` keeps its old content, and an error leaves no trace."""
-    target = Path(path)
+    until then ``path`` keeps its old content, and an error leaves no trace. A symbolic
+    link is followed (its target is written, the link stays); a new file gets the
+    permissions the user's umask gives, an existing one keeps its own."""
+    target = Path(os.path.realpath(path))
+    if target.parent.exists() and not target.parent.is_dir():
+        raise NotADirectoryError(20, "a part of the path is a file, not a folder", str(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
+        os.chmod(temporary, _mode(target))
         with os.fdopen(handle, "wb") as out:
             yield out
             out.flush()
@@ -26,6 +31,15 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode(target: Path) -> int:
+    """The permissions for ``target``: its own if it exists, else 0o666 less the umask."""
+    if target.exists():
+        return target.stat().st_mode & 0o7777
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> Path:

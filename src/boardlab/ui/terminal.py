@@ -387,7 +387,7 @@ class TerminalGame:
         try:
             path = self.record.save(argument or self.default_path())
         except (OSError, ValueError) as error:
-            self.console.print(f"Could not save: {error}", markup=False, highlight=False)
+            self.console.print(f"Could not save: {reason(error)}", markup=False, highlight=False)
             return
         self.saved_length = len(self.record)
         self.console.print(f"Saved to {path}", markup=False, highlight=False)
@@ -489,7 +489,7 @@ class TerminalGame:
             self.saved_length = len(self.record)
         except (OSError, ValueError) as error:
             self.console.print(
-                f"Could not save to {self.autosave}: {error}; the game goes on without it.",
+                f"Could not save to {self.autosave}: {reason(error)}; the game goes on without it.",
                 markup=False,
                 highlight=False,
             )
@@ -507,7 +507,9 @@ class TerminalGame:
             try:
                 self.record.save(path)
             except (OSError, ValueError) as error:
-                self.console.print(f"{why}; the game could not be saved: {error}", markup=False)
+                self.console.print(
+                    f"{why}; the game could not be saved: {reason(error)}", markup=False
+                )
                 return
         game = self.position.game.id
         self.console.print(
@@ -516,6 +518,14 @@ class TerminalGame:
             markup=False,
             highlight=False,
         )
+
+
+def reason(error: Exception) -> str:
+    """Why a file could not be written, for a person: the system's words and the file,
+    without the error number."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
+    return str(error)
 
 
 def games_dir() -> Path:
