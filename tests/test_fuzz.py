@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import boardlab
 from boardlab.cli import main
+from boardlab.core.record import GameRecord, RecordError
 from support import random_game
 
 GAMES = boardlab.game_ids()
@@ -109,6 +110,31 @@ def test_option_assignments_are_checked(game_id: str) -> None:
             return
         game = boardlab.new_game(game_id, options)
         game.initial().legal_actions()
+
+    check()
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_records_read_or_say_why(game_id: str) -> None:
+    """Text and JSON records, mutated or hostile: a record, or one RecordError."""
+    game = boardlab.new_game(game_id)
+    texts = []
+    for seed in range(2):
+        record, rng = GameRecord(game, headers={"Event": "Club [B] night"}), random.Random(seed)
+        while len(record) < 10 and not record.is_over():
+            record.play(rng.choice(record.position.legal_actions()))
+        record.comments[1] = "a } comment"
+        texts += [record.to_text(), record.to_json()]
+
+    @FUZZ
+    @given(st.one_of(mutated(texts), hostile()))
+    def check(text: str) -> None:
+        try:
+            record = GameRecord.read(text, game=game_id)
+        except RecordError as error:
+            assert str(error).strip()
+            return
+        assert GameRecord.from_text(record.to_text()).position == record.position
 
     check()
 

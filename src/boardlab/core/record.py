@@ -276,7 +276,12 @@ class GameRecord:
                     continue
                 else:
                     add_action_token(moves, line_number, _TURN_NUMBER.sub("", token, count=1))
-        record = cls._start(headers, game, options, start)
+        try:
+            record = cls._start(headers, game, options, start)
+        except RecordError:
+            raise
+        except BoardlabError as error:  # the Game, Options or Position tag
+            raise RecordError(f"in the tags: {error}") from None
         if len(moves) > record.game.max_actions + 1:  # the last word may be a result
             raise RecordError(
                 f"{len(moves)} actions: more than a game of {record.game.id} under these "
@@ -390,15 +395,28 @@ class GameRecord:
         if not all(isinstance(v, str | int | bool) for v in values.values()):
             raise RecordError('"options" must map option names to strings, numbers or booleans')
         values.update(options or {})
-        game = new_game(named, values)
+        try:
+            game = new_game(named, values)
+        except BoardlabError as error:
+            raise RecordError(f'"game" and "options": {error}') from None
         start = start or _field(data, "start", str, "a position string", None)
         raw_headers = _field(data, "headers", dict, "an object of strings", {})
         if not all(isinstance(v, str | int | float) for v in raw_headers.values()):
             raise RecordError('"headers" must map names to strings')
         headers = {str(k): str(v) for k, v in raw_headers.items()}
+        for name in headers:
+            if not _TAG_NAME.fullmatch(name):
+                raise RecordError(
+                    f'"headers": the name {name!r} is not a tag name (a letter, then letters, '
+                    "digits or _)"
+                )
         for derived in ("Game", "Options", "Position", "Result", "Points", "Reason"):
             headers.pop(derived, None)
-        record = cls(game, game.from_position_string(start) if start else None, headers)
+        try:
+            begin = game.from_position_string(start) if start else None
+        except BoardlabError as error:
+            raise RecordError(f'"start": {error}') from None
+        record = cls(game, begin, headers)
         actions = _field(data, "actions", list, "a list of action strings", [])
         if not all(isinstance(action, str) for action in actions):
             raise RecordError('"actions" must be a list of action strings')
