@@ -337,3 +337,15 @@ def test_illegal_action_code_is_refused(game_id):
 def test_jinli_position_with_an_impossible_phase_or_count_is_refused(text, options, why):
     with pytest.raises(boardlab.InvalidNotationError, match=why):
         boardlab.new_game("jinli", **options).from_position_string(text)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "text"),
+    [
+        ("jinli", "Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 1 0"),
+        ("linja", "6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 2 1"),
+    ],
+)
+def test_more_passes_than_turns_cannot_arise(game_id: str, text: str) -> None:
+    with pytest.raises(boardlab.InvalidNotationError, match="passes in a row but only"):
+        boardlab.new_game(game_id).from_position_string(text)

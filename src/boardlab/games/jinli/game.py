@@ -254,6 +254,11 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             passes=read_int(passes, "PASSES", text, 0, 2),
             turns=read_int(turns, "TURNS", text, 0, 100_000),
         )
+        if state.passes > state.turns:
+            raise InvalidNotationError(
+                f"impossible position string {text!r}: {state.passes} passes in a row but only "
+                f"{state.turns} turns played (a pass is a turn)"
+            )
         for player, letter in ((RED, "R"), (YELLOW, "Y")):
             if state.koi[player].bit_count() != 2:
                 raise InvalidNotationError(

@@ -210,6 +210,11 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         def refuse(why: str) -> InvalidNotationError:
             return InvalidNotationError(f"impossible linja position string {text!r}: {why}")
 
+        if state.passes > state.turns:
+            raise refuse(
+                f"{state.passes} passes in a row but only {state.turns} turns played "
+                "(a pass is a turn)"
+            )
         for side in (BLACK, RED):
             if sum(state.counts[side]) != PIECES:
                 raise refuse(
