@@ -39,7 +39,7 @@ from boardlab.core.registry import new_game
 JSON_FORMAT = "boardlab-record"
 JSON_VERSION = 1
 UNFINISHED = "*"
-#: The largest record file read: far more than any game (a 1000-turn Linja game is about
+#: The largest record file read: far more than any game (a game of 1000 turns is about
 #: 20 KB), small enough that a wrong file is refused at once.
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 
