@@ -1,0 +1,145 @@
+"""Boards drawn as SVG from the game's board model, for the browser and the rules pages:
+any registered game draws, and no game is named here.
+
+Squares, pits, stores and rows become shapes; pieces of a player are discs in his colour
+(a neutral piece a grey stone), counted pieces a number; labels are text. Every playing
+place carries ``data-place`` with its name, the name actions use, so a page turns clicks
+into actions with ``Game.action_parts``; the places the last turn touched are marked and
+chosen places (the targets of a selected piece) get a dot. Each place has a ``<title>``
+that says what stands on it, for screen readers and tooltips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from boardlab.core.board import Board, Place
+from boardlab.core.game import Game
+
+CELL = 56  # the height of a grid line, and the least width of a column
+PIECE_GAP = 16  # the distance between the discs of a row's pieces
+MARK = "#ffd54f"  # the last turn's places: a yellow both colour-blind kinds tell apart
+NEUTRAL = "#8d8d8d"  # a piece of nobody's (a stone)
+SURFACE = {"square": "#e8f1f5", "pit": "#f4ead7", "store": "#efe2c6", "row": "#f6f0e2"}
+
+
+def column_widths(board: Board) -> list[int]:
+    """Each grid column as wide as its widest place needs: a row holds its pieces side by
+    side, a label its text."""
+    widths = [CELL] * board.width
+    for place in board.places:
+        if place.kind == "row":
+            need = PIECE_GAP * (place.count() + 2)
+        elif place.kind == "label":
+            need = 9 * len(place.text) + 16
+        else:
+            need = CELL
+        widths[place.x] = max(widths[place.x], need)
+    return widths
+
+
+def board_svg(
+    game: Game[Any],
+    board: Board,
+    marked: Collection[str] = (),
+    targets: Collection[str] = (),
+    title: str = "",
+) -> str:
+    """The board as an SVG document (a string), ``marked`` places outlined, ``targets``
+    dotted."""
+    widths = column_widths(board)
+    left = [sum(widths[:x]) for x in range(board.width + 1)]
+    height = CELL * board.height
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {left[-1]} {height}" '
+        f'width="{left[-1]}" height="{height}" role="img" class="board" '
+        f"aria-label={quoteattr(title or game.name + ' board')}>",
+        "<style>text{font-family:sans-serif;text-anchor:middle;dominant-baseline:central}"
+        ".label{fill:#666;font-size:15px}.count{font-size:20px;font-weight:bold}</style>",
+    ]
+    for place in board.places:
+        x, y = left[place.x], CELL * place.y
+        w = left[place.x + place.width] - x
+        h = CELL * place.height
+        if place.kind == "label":
+            parts.append(
+                f'<text class="label" x="{x + w / 2}" y="{y + h / 2}">{escape(place.text)}</text>'
+            )
+            continue
+        parts.append(_place(game, place, x, y, w, h, place.name in marked, place.name in targets))
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _place(
+    game: Game[Any], place: Place, x: int, y: int, w: int, h: int, marked: bool, target: bool
+) -> str:
+    """One playing place: its shape, what stands on it, its title and its marks."""
+    stroke = MARK if marked else "#9e9e9e"
+    width = 4 if marked else 1
+    owner = "" if place.owner is None else f" owner-{place.owner}"
+    out = [
+        f"<g class={quoteattr(f'place {place.kind}{owner}')} data-place={quoteattr(place.name)}>",
+        f"<title>{escape(describe(game, place))}</title>",
+    ]
+    fill = "#d9d9d9" if place.blocked else SURFACE[place.kind]
+    cx, cy = x + w / 2, y + h / 2
+    if place.kind == "pit":
+        ring = game.colours[place.owner] if place.owner is not None else stroke
+        out.append(
+            f'<circle cx="{cx}" cy="{cy}" r="{CELL * 0.4}" fill="{fill}" '
+            f'stroke="{MARK if marked else ring}" stroke-width="{width + 1}"/>'
+        )
+    else:
+        radius = 18 if place.kind == "store" else 4
+        edge = stroke
+        if place.owner is not None and not marked:
+            edge, width = game.colours[place.owner], 2
+        out.append(
+            f'<rect x="{x + 3}" y="{y + 3}" width="{w - 6}" height="{h - 6}" rx="{radius}" '
+            f'fill="{fill}" stroke="{edge}" stroke-width="{width}"/>'
+        )
+    out.extend(_pieces(game, place, x, cx, cy))
+    if target:  # in the corner, clear of what stands on the place
+        out.append(f'<circle class="target" cx="{x + w - 13}" cy="{y + 13}" r="6" fill="#2e7d32"/>')
+    out.append("</g>")
+    return "\n".join(out)
+
+
+def _pieces(game: Game[Any], place: Place, x: int, cx: float, cy: float) -> list[str]:
+    if place.blocked:
+        return [f'<text class="count" x="{cx}" y="{cy}" fill="#777">x</text>']
+    if any(piece.counted for piece in place.pieces):
+        return [f'<text class="count" x="{cx}" y="{cy}">{place.count()}</text>']
+    out = []
+    if place.kind == "row":  # each player's pieces side by side, in his colour
+        k = 0
+        for piece in place.pieces:
+            for _ in range(piece.count):
+                k += 1
+                out.append(_disc(game, piece.owner, x + PIECE_GAP * k, cy, 7))
+        return out
+    for piece in place.pieces:
+        out.append(_disc(game, piece.owner, cx, cy, 19 if piece.owner is not None else 14))
+    return out
+
+
+def _disc(game: Game[Any], owner: int | None, cx: float, cy: float, r: float) -> str:
+    colour = NEUTRAL if owner is None else game.colours[owner]
+    return f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="{colour}" stroke="#333" stroke-width="1.5"/>'
+
+
+def describe(game: Game[Any], place: Place) -> str:
+    """What a person hears for a place: ``d4: red koi``, ``s3: 7 seeds``, ``4: empty``."""
+    if place.blocked:
+        return f"{place.name}: blocked"
+    things = []
+    for piece in place.pieces:
+        if piece.count == 0:
+            continue
+        whose = "" if piece.owner is None else game.players[piece.owner] + " "
+        noun = piece.kind if piece.count == 1 else piece.kind + "s"
+        things.append(f"{piece.count} {whose}{noun}" if piece.count != 1 else f"{whose}{noun}")
+    return f"{place.name}: {', '.join(things) or 'empty'}"
