@@ -255,3 +255,10 @@ def test_numbers_on_the_command_line_have_ranges(
     status, out, err = run(args, capsys)
     assert status == 2 and out == ""
     assert len(err.splitlines()) == 1 and said in err
+
+
+def test_rules_follow_the_options_given(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["rules", "galatjang", "-o", "pits=4", "-o", "seeds=3"], capsys)
+    assert status == 0 and "Two rows of 4 pits with 3 seeds each" in out
+    status, _, err = run(["rules", "galatjang", "-o", "pits=99"], capsys)
+    assert status == 2 and "bad value '99' for option 'pits'" in err

@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="hard",
         help=f"the agent that answers `hint`: {AGENT_HELP} (default: hard)",
     )
-    command("rules", "the rules in brief and every option with its default")
+    rules = command("rules", "the rules in brief and every option with its default")
+    option_flag(rules)
     show = command("show", "draw the board of a position")
     with_options(show)
     count = command("perft", "count the action sequences of a given length")
@@ -235,10 +236,11 @@ def run_games(args: argparse.Namespace) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    cls = game_class(args.game)
+    game = _game(args)
+    cls = type(game)
     print(f"{cls.name} ({cls.id}), players {' and '.join(cls.players)}")
     print()
-    print(cls().rules_in_brief())
+    print(game.rules_in_brief())
     print()
     print("Options (--option KEY=VALUE):")
     width = max(len(o.name) for o in cls.schema)
