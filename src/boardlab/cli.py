@@ -212,6 +212,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="a record or a list of action strings (default: standard input)",
     )
+    serve = commands.add_parser(
+        "serve",
+        help="play in the browser: start the web app",
+        description="Start the web app: play against the AI or a friend, review games, "
+        "read the rules. Games are stored in the database (SQLite in your data directory "
+        "unless --db or $BOARDLAB_DB names another).",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=within(int, 0, 65535), default=8000, help="port")
+    serve.add_argument("--db", metavar="URL", help="an SQLAlchemy database URL")
+    serve.add_argument(
+        "--workers",
+        type=within(int, 1, 64),
+        default=2,
+        metavar="N",
+        help="processes in which the AI searches (default 2)",
+    )
     return parser
 
 
@@ -413,13 +430,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     for action, value, visits in rows:
         shown = str(visits) if visits else ""
         print(f"  {position.action_string(action):<8} {value:>+7.3f} {shown:>7}")
-    line = [position.action_string(choice.action)]
-    current = position.play(choice.action)
-    for action in choice.pv[1:]:
-        if action not in current.legal_actions():
-            break
-        line.append(current.action_string(action))
-        current = current.play(action)
+    line = position.line_strings((choice.action, *choice.pv[1:]))
     print(f"best: {line[0]}, line: {' '.join(line)}")
     return 0
 
@@ -528,7 +539,15 @@ def run_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_serve(args: argparse.Namespace) -> int:
+    require("web", "boardlab serve")
+    from boardlab.web.serve import serve
+
+    return serve(args.host, args.port, args.db, args.workers)
+
+
 COMMANDS = {
+    "serve": run_serve,
     "solve": run_solve,
     "match": run_match,
     "analyze": run_analyze,

@@ -6,7 +6,9 @@ The core needs platformdirs and Rich only. The extras add the rest:
   compiled perft and the solvers (``boardlab.fast``, ``boardlab.solve`` and the games'
   ``kernel`` modules, which import numba at their top);
 * ``openspiel`` (open-spiel): ``boardlab.rl.openspiel``;
-* ``play`` (Rich, now a plain dependency; the extra stays for old install commands).
+* ``play`` (Rich, now a plain dependency; the extra stays for old install commands);
+* ``web`` (FastAPI, uvicorn, SQLAlchemy, Alembic, Jinja2): ``boardlab.web``, the
+  browser app of ``boardlab serve``.
 
 Code that a light install (``pip install boardlab``) can reach enters those modules only
 through this one: ``has`` to choose a path (a Python agent when numba is absent),
@@ -35,6 +37,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "fast": ("numba", "numpy"),
     "openspiel": ("pyspiel",),
     "play": ("rich",),
+    "web": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart"),
 }
 #: The extra that installs a module (its top-level name).
 EXTRA_OF: dict[str, str] = {
@@ -43,7 +46,12 @@ EXTRA_OF: dict[str, str] = {
     "open_spiel": "openspiel",
 }
 #: How a message names what an extra brings.
-NAMES: dict[str, str] = {"fast": "numba", "openspiel": "OpenSpiel", "play": "Rich"}
+NAMES: dict[str, str] = {
+    "fast": "numba",
+    "openspiel": "OpenSpiel",
+    "play": "Rich",
+    "web": "the web app's libraries (FastAPI, SQLAlchemy, ...)",
+}
 
 
 class MissingExtraError(BoardlabError, ImportError):

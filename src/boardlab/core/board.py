@@ -115,12 +115,15 @@ class Note:
     """One sentence of narration as data: ``kind`` says what happened (``swim``,
     ``relay``, ``capture``...), ``template`` is the English sentence with ``{name}``
     fields filled from ``values``, and ``places`` are the board places it is about,
-    in order (every seed's place for a sowing), so a renderer can animate them."""
+    in order (every seed's place for a sowing), so a renderer can animate them.
+    ``sows`` says the pieces of the first place are lifted and dropped one by one on
+    the places after it, which a renderer shows seed by seed."""
 
     kind: str
     template: str
     values: Mapping[str, Any] = field(default_factory=dict)
     places: tuple[str, ...] = ()
+    sows: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", MappingProxyType(dict(self.values)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
@@ -42,6 +42,17 @@ class Outcome:
             f"winner={self.winner_name} points={self.points[0]}/{self.points[1]} "
             f"reason={self.reason}"
         )
+
+    def sentence(self, reasons: Callable[[str], str] | None = None) -> str:
+        """The result as a person reads it: ``North wins: resignation (South 5, North
+        4).`` (``reasons`` turns the reason word into words, as ``Game.reason_words``)."""
+        points = ", ".join(
+            f"{name.capitalize()} {score}"
+            for name, score in zip(self.players, self.points, strict=True)
+        )
+        why = reasons(self.reason) if reasons else self.reason
+        who = "Draw" if self.winner is None else f"{self.winner_name.capitalize()} wins"
+        return f"{who}: {why} ({points})."
 
     def score(self, player: int) -> float:
         """1 for a win, 0.5 for a draw, 0 for a loss, from ``player``'s side."""
@@ -340,6 +351,17 @@ class Position(Generic[State]):
 
     def position_string(self) -> str:
         return self.game.format_state(self.state)
+
+    def line_strings(self, actions: Sequence[int]) -> list[str]:
+        """The strings of a line of actions from here (an agent's principal variation),
+        as far as it stays legal."""
+        words, position = [], self
+        for action in actions:
+            if action not in position.legal_actions():
+                break
+            words.append(position.action_string(action))
+            position = position.play(action)
+        return words
 
     def board(self) -> str:
         """The board drawn as plain text."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -157,6 +157,18 @@ class GameRecord:
         while k > 0 and self.positions[k - 1].to_act == mover:
             k -= 1
         return list(zip(self.positions[k:-1], self.actions[k:], strict=True))
+
+    def turn_start(self, person: Callable[[int], bool]) -> int | None:
+        """Where the latest turn played by a person (``person(player)`` is true) began:
+        what an undo goes back to, taking any agent's replies after it too. None when
+        no person has played."""
+        starts = [
+            k
+            for k in range(len(self))
+            if person(self.positions[k].to_act)
+            and (k == 0 or self.positions[k - 1].to_act != self.positions[k].to_act)
+        ]
+        return starts[-1] if starts else None
 
     def turns(self) -> Iterator[Turn]:
         """The actions grouped into turns: runs of consecutive actions by one player."""

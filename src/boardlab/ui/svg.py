@@ -89,7 +89,7 @@ def _place(
     if place.kind == "pit":
         ring = game.colours[place.owner] if place.owner is not None else stroke
         out.append(
-            f'<circle cx="{cx}" cy="{cy}" r="{CELL * 0.4}" fill="{fill}" '
+            f'<circle class="shape" cx="{cx}" cy="{cy}" r="{CELL * 0.4}" fill="{fill}" '
             f'stroke="{MARK if marked else ring}" stroke-width="{width + 1}"/>'
         )
     else:
@@ -98,8 +98,8 @@ def _place(
         if place.owner is not None and not marked:
             edge, width = game.colours[place.owner], 2
         out.append(
-            f'<rect x="{x + 3}" y="{y + 3}" width="{w - 6}" height="{h - 6}" rx="{radius}" '
-            f'fill="{fill}" stroke="{edge}" stroke-width="{width}"/>'
+            f'<rect class="shape" x="{x + 3}" y="{y + 3}" width="{w - 6}" height="{h - 6}" '
+            f'rx="{radius}" fill="{fill}" stroke="{edge}" stroke-width="{width}"/>'
         )
     out.extend(_pieces(game, place, x, cx, cy))
     if target:  # in the corner, clear of what stands on the place

@@ -336,7 +336,7 @@ class TerminalGame:
         self.hint_agent.reset()
         value = choice.value if choice.value is not None else 0.0
         chance = round(50 * (value + 1))
-        line = " ".join(self.line_strings(position, choice.pv[:8]))
+        line = " ".join(position.line_strings(choice.pv[:8]))
         self.console.print(
             f"Hint: {position.action_string(choice.action)} "
             f"(evaluation {value:+.2f} for {position.player.capitalize()}, "
@@ -344,16 +344,6 @@ class TerminalGame:
             markup=False,
             highlight=False,
         )
-
-    @staticmethod
-    def line_strings(position: Position[Any], actions: tuple[int, ...]) -> list[str]:
-        words = []
-        for action in actions:
-            if action not in position.legal_actions():
-                break
-            words.append(position.action_string(action))
-            position = position.play(action)
-        return words
 
     def cmd_undo(self, _: str) -> None:
         """Back to the start of the latest turn a person has played (any agent replies
@@ -365,17 +355,12 @@ class TerminalGame:
             self.console.print("Took back the resignation.")
             self.show()
             return
-        starts = [
-            k
-            for k in range(len(record))
-            if self.seats[record.positions[k].to_act].human
-            and (k == 0 or record.positions[k - 1].to_act != record.positions[k].to_act)
-        ]
-        if not starts:
+        start = record.turn_start(lambda player: self.seats[player].human)
+        if start is None:
             self.console.print("Nothing to undo.")
             return
-        taken = len(record) - starts[-1]
-        record.undo_to(starts[-1])
+        taken = len(record) - start
+        record.undo_to(start)
         for seat in self.seats:
             if seat.agent is not None:
                 seat.agent.reset()
@@ -431,14 +416,8 @@ class TerminalGame:
     def announce_result(self) -> None:
         outcome = self.record.outcome()
         assert outcome is not None
-        players = self.position.game.players
-        points = ", ".join(
-            f"{name.capitalize()} {score}"
-            for name, score in zip(players, outcome.points, strict=True)
-        )
-        why = self.position.game.reason_words(outcome.reason)
-        who = "Draw" if outcome.winner is None else f"{outcome.winner_name.capitalize()} wins"
-        self.console.print(f"{who}: {why} ({points}).", markup=False)
+        sentence = outcome.sentence(self.position.game.reason_words)
+        self.console.print(sentence, markup=False)
 
     def after_the_game(self) -> bool:
         """Commands once the game is over; True if an undo reopened it."""

@@ -117,7 +117,7 @@ def narrate(game: Galatjang, state: GalatjangState, action: int) -> list[Note]:
         else:
             text = "{player} sows {pit}: {seeds} to {drops}."
         places = (str(leg.get("held", leg.get("pit"))), *(place_name(pits, k) for k in drops))
-        notes.append(Note("sow" if "pit" in leg else "relay", text, leg, places))
+        notes.append(Note("sow" if "pit" in leg else "relay", text, leg, places, sows=True))
 
     for step in steps:
         if step.kind == "take":

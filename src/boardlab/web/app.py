@@ -1,0 +1,357 @@
+"""The browser app: pages rendered on the server, a JSON API behind them, and a
+WebSocket per game that pushes every change to the pages watching it.
+
+Every request is checked by the engine; whatever goes wrong becomes one clear message
+(JSON for the API, a page for a browser) and the game stays as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request, UploadFile, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+import boardlab
+from boardlab.core.errors import BoardlabError, UnknownGameError
+from boardlab.core.record import GameRecord
+from boardlab.web import pages
+from boardlab.web.service import HUMAN, GameService, RequestError, record_of
+from boardlab.web.store import NotFound, StaleError, Store
+
+HERE = Path(__file__).parent
+COOKIE = "boardlab_browser"
+#: The largest record a page may upload.
+MAX_UPLOAD = 1 << 20
+#: The largest message a page may send over its WebSocket.
+MAX_MESSAGE = 4096
+
+log = logging.getLogger("boardlab.web")
+
+
+class Answer(BaseModel):
+    """A request that answers a ply: the number of actions the page has seen."""
+
+    model_config = ConfigDict(extra="forbid")
+    ply: StrictInt
+
+
+class PlayRequest(Answer):
+    action: StrictStr
+
+
+def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
+    """The app on the database at URL ``db`` (SQLite in the user data directory by
+    default), its agents searching in ``workers`` processes."""
+    store = Store(db)
+    service = GameService(store, workers)
+    templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.globals["games"] = pages.catalogue
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        service.close()
+
+    app = FastAPI(
+        title="boardlab",
+        version=boardlab.__version__,
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.service = service
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    def page(request: Request, name: str, code: int = 200, **context: Any) -> Response:
+        response = templates.TemplateResponse(request, name, context, status_code=code)
+        browser(request, response)
+        return response
+
+    def redirect(request: Request, url: str) -> Response:
+        response = RedirectResponse(url, status_code=303)
+        browser(request, response)
+        return response
+
+    # ------------------------------------------------------------------ errors
+    def wants_json(request: Request) -> bool:
+        return request.url.path.startswith("/api/") or "json" in request.headers.get("accept", "")
+
+    def failure(request: Request, status: int, message: str) -> Response:
+        if wants_json(request):
+            return JSONResponse({"error": message}, status_code=status)
+        return page(request, "error.html", status, message=message, status=status)
+
+    @app.exception_handler(BoardlabError)
+    async def boardlab_error(request: Request, error: BoardlabError) -> Response:
+        status = 404 if isinstance(error, NotFound | UnknownGameError) else 400
+        if isinstance(error, StaleError):
+            status = 409
+        return failure(request, status, str(error))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, error: RequestValidationError) -> Response:
+        return failure(request, 422, validation_message(error))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        if error.status_code == 404:
+            return failure(request, 404, f"there is no page at {request.url.path}")
+        return failure(request, error.status_code, str(error.detail))
+
+    @app.exception_handler(Exception)
+    async def crash(request: Request, error: Exception) -> Response:
+        log.exception("request %s %s failed", request.method, request.url.path)
+        return failure(request, 500, "something went wrong on the server; the game is safe")
+
+    # ------------------------------------------------------------------ pages
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def home(request: Request) -> Response:
+        mine = await run_in_threadpool(store.games_of, browser_id(request), 6)
+        return page(request, "home.html", mine=pages.game_list(mine))
+
+    @app.get("/new/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def new_game_page(request: Request, game_id: str) -> Response:
+        form = pages.NewGameForm.empty(game_id)
+        return page(request, "new.html", form=form)
+
+    @app.post("/new/{game_id}", include_in_schema=False)
+    async def new_game(request: Request, game_id: str) -> Response:
+        values = await request.form()
+        form = pages.NewGameForm.empty(game_id)
+        try:
+            setup = form.read({k: v for k, v in values.items() if isinstance(v, str)})
+        except BoardlabError as error:
+            form.error = str(error)
+            return page(request, "new.html", 400, form=form)
+        new_id = await run_in_threadpool(
+            store.create, game_id, setup.options, setup.seats, browser_id(request)
+        )
+        service.wake(new_id)
+        return redirect(request, f"/play/{new_id}")
+
+    @app.get("/play/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def play_page(request: Request, game_id: str) -> Response:
+        state = await service.state(game_id)
+        wake_if_due(state)
+        return page(request, "play.html", state=state)
+
+    @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def review_page(request: Request, game_id: str) -> Response:
+        stored, record = await service.load(game_id)
+        return page(
+            request,
+            "review.html",
+            state=service.describe(stored, record),
+            boards=pages.review_boards(record),
+        )
+
+    @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def rules_page(request: Request, game_id: str) -> Response:
+        return page(request, "rules.html", rules=pages.rules(game_id))
+
+    @app.get("/games", response_class=HTMLResponse, include_in_schema=False)
+    async def my_games(request: Request) -> Response:
+        mine = await run_in_threadpool(store.games_of, browser_id(request))
+        return page(request, "games.html", mine=pages.game_list(mine))
+
+    @app.post("/upload", include_in_schema=False)
+    async def upload(request: Request, record: UploadFile) -> Response:
+        text = await read_upload(record)
+        try:
+            loaded = GameRecord.read(text)
+        except BoardlabError as error:
+            raise RequestError(f"{record.filename or 'the upload'}: {error}") from None
+        start = loaded.start
+        new_id = await run_in_threadpool(
+            store.create,
+            loaded.game.id,
+            dict(loaded.game.non_default_options()),
+            [HUMAN, HUMAN],
+            browser_id(request),
+            None if start == loaded.game.initial() else start.position_string(),
+            {k: v for k, v in loaded.headers.items() if k not in PAGE_HEADERS},
+            loaded.action_strings(),
+            loaded.resigned,
+            loaded.result(),
+        )
+        return redirect(request, f"/review/{new_id}")
+
+    # ------------------------------------------------------------------ the API
+    @app.get("/api/games")
+    async def catalogue() -> list[dict[str, Any]]:
+        """Every game with its options and the levels of its AI."""
+        return [pages.describe_game(game_id) for game_id in boardlab.game_ids()]
+
+    @app.get("/api/games/{game_id}")
+    async def state(game_id: str) -> dict[str, Any]:
+        """The game as a page shows it: board, legal actions, moves, result."""
+        answer = await service.state(game_id)
+        wake_if_due(answer)
+        return answer
+
+    @app.post("/api/games/{game_id}/play")
+    async def play(game_id: str, body: PlayRequest) -> dict[str, Any]:
+        """Play an action (its string) as the answer to action number ``ply``."""
+        return await service.play(game_id, body.action, body.ply)
+
+    @app.post("/api/games/{game_id}/undo")
+    async def undo(game_id: str, body: Answer) -> dict[str, Any]:
+        """Take back the latest turn a person played, with the AI's replies."""
+        return await service.undo(game_id, body.ply)
+
+    @app.post("/api/games/{game_id}/resign")
+    async def resign(game_id: str, body: Answer) -> dict[str, Any]:
+        return await service.resign(game_id, body.ply)
+
+    @app.post("/api/games/{game_id}/hint")
+    async def hint(game_id: str, body: Answer) -> dict[str, Any]:
+        """The AI's suggestion for the player to act, with its evaluation."""
+        return await service.hint(game_id, body.ply)
+
+    @app.get("/api/games/{game_id}/review")
+    async def review(game_id: str) -> dict[str, Any]:
+        """The AI's review of every action; ``running`` until it is ready."""
+        return await service.review(game_id)
+
+    @app.get("/api/games/{game_id}/record.txt", response_class=Response)
+    async def record_text(game_id: str) -> Response:
+        stored = await run_in_threadpool(store.load, game_id)
+        return download(record_of(stored).to_text(), f"{stored.game}-{game_id}.txt", "text/plain")
+
+    @app.get("/api/games/{game_id}/record.json", response_class=Response)
+    async def record_json(game_id: str) -> Response:
+        stored = await run_in_threadpool(store.load, game_id)
+        text = record_of(stored).to_json()
+        return download(text, f"{stored.game}-{game_id}.json", "application/json")
+
+    @app.websocket("/ws/games/{game_id}")
+    async def watch(socket: WebSocket, game_id: str) -> None:
+        await socket.accept()
+        try:
+            first = await service.state(game_id)
+        except BoardlabError as error:
+            await socket.send_json({"type": "error", "message": str(error)})
+            await socket.close(code=4404)
+            return
+
+        async def send(state: dict[str, Any]) -> None:
+            await socket.send_json({"type": "state", "state": state})
+
+        service.watch(game_id, send)
+        try:
+            await send(first)
+            wake_if_due(first)
+            while True:
+                message = await socket.receive_text()
+                await socket.send_json(socket_answer(message))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            service.unwatch(game_id, send)
+
+    def wake_if_due(state: dict[str, Any]) -> None:
+        if state["to_act"] is not None and not state["human_to_act"]:
+            service.wake(state["id"])
+
+    return app
+
+
+#: Headers a page writes itself (the players' names), not kept from an upload.
+PAGE_HEADERS = {"Event"}
+
+
+def socket_answer(message: str) -> dict[str, Any]:
+    """The reply to a message a page sent: pages only listen, and may ping."""
+    if len(message) > MAX_MESSAGE:
+        return {"type": "error", "message": f"message too long ({len(message)} characters)"}
+    try:
+        data = json.loads(message)
+    except ValueError:
+        return {"type": "error", "message": f"not JSON: {message[:80]!r}"}
+    if isinstance(data, dict) and data.get("type") == "ping":
+        return {"type": "pong"}
+    return {
+        "type": "error",
+        "message": f"unknown message {message[:80]!r}: this socket takes only "
+        '{"type": "ping"}; actions go to POST /api/games/{id}/play',
+    }
+
+
+async def read_upload(upload: UploadFile) -> str:
+    data = await upload.read(MAX_UPLOAD + 1)
+    name = upload.filename or "the upload"
+    if len(data) > MAX_UPLOAD:
+        raise RequestError(f"{name} is larger than {MAX_UPLOAD // 1024} KB: not a game record")
+    if not data.strip():
+        raise RequestError(f"{name} is empty: expected a game record (text or JSON)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise RequestError(
+            f"{name} is not UTF-8 text (byte {error.start}): expected a game record"
+        ) from None
+
+
+def download(text: str, filename: str, media: str) -> Response:
+    return Response(
+        text,
+        media_type=f"{media}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+def validation_message(error: RequestValidationError) -> str:
+    """FastAPI's list of problems as one sentence."""
+    problems = []
+    for item in error.errors():
+        if item.get("type") == "json_invalid":
+            return (
+                f"bad request: the body is not JSON ({item.get('ctx', {}).get('error', '')}); "
+                'expected JSON like {"action": "...", "ply": 0}'
+            )
+        where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+        got = item.get("input")
+        shown = "" if got is None or isinstance(got, dict) else f" (got {str(got)[:60]!r})"
+        problems.append(f"{where or 'body'}: {item.get('msg', 'invalid')}{shown}")
+    return (
+        "bad request: "
+        + "; ".join(problems)
+        + (
+            '; expected JSON like {"action": "...", "ply": 0}'
+            if any("action" in p or "ply" in p for p in problems)
+            else ""
+        )
+    )
+
+
+def browser_id(request: Request) -> str:
+    """The browser's id from its cookie (a new one if it has none yet)."""
+    known = request.cookies.get(COOKIE, "")
+    if 16 <= len(known) <= 64 and known.replace("-", "").replace("_", "").isalnum():
+        return known
+    if not hasattr(request.state, "browser"):
+        request.state.browser = secrets.token_urlsafe(18)
+    browser: str = request.state.browser
+    return browser
+
+
+def browser(request: Request, response: Response) -> None:
+    """Give a browser its id cookie: its games are listed under it."""
+    if request.cookies.get(COOKIE) != browser_id(request):
+        response.set_cookie(
+            COOKIE, browser_id(request), max_age=10 * 365 * 86400, httponly=True, samesite="lax"
+        )

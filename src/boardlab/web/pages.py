@@ -1,0 +1,258 @@
+"""What the pages show, gathered from the games' declarations: the catalogue, the new
+game form (from the option schema and the levels), lists of games, the rules pages (the
+game's card with its diagrams drawn by the board SVG) and the boards of a review."""
+
+from __future__ import annotations
+
+import html
+import importlib.resources
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import boardlab
+from boardlab.core.errors import BoardlabError, OptionError
+from boardlab.core.game import Game
+from boardlab.core.options import Option
+from boardlab.core.record import GameRecord
+from boardlab.ui.svg import board_svg
+from boardlab.web.store import StoredGame
+
+HUMAN = "human"
+
+
+def catalogue() -> list[dict[str, Any]]:
+    """The registered games, for menus."""
+    return [describe_game(game_id) for game_id in boardlab.game_ids()]
+
+
+def describe_game(game_id: str) -> dict[str, Any]:
+    """A game's facts as the API and the new game page show them."""
+    game = boardlab.new_game(game_id)
+    return {
+        "id": game.id,
+        "name": game.name,
+        "summary": game.summary,
+        "players": list(game.players),
+        "colours": list(game.colours),
+        "options": [
+            {
+                "name": o.name,
+                "kind": o.kind,
+                "default": o.default,
+                "description": o.description,
+                "choices": list(o.choices),
+                "low": o.low,
+                "high": o.high,
+            }
+            for o in game.schema
+        ],
+        "levels": list(levels(game)),
+    }
+
+
+def levels(game: Game[Any]) -> dict[str, str]:
+    from boardlab.ai import levels as game_levels
+
+    return game_levels(game)
+
+
+@dataclass
+class Setup:
+    """What the new game form asked for."""
+
+    options: dict[str, Any]
+    seats: list[str]
+
+
+@dataclass
+class NewGameForm:
+    """The new game form of one game, and the values a person sent."""
+
+    game: Game[Any]
+    values: dict[str, str] = field(default_factory=dict)
+    error: str = ""
+
+    @classmethod
+    def empty(cls, game_id: str) -> NewGameForm:
+        return cls(boardlab.new_game(game_id))
+
+    def fields(self) -> list[dict[str, Any]]:
+        """Each option with its description, default and the value shown."""
+        return [
+            {
+                "option": option,
+                "value": self.values.get(option.name, option.format(option.default)),
+                "default": option.format(option.default),
+            }
+            for option in self.game.schema
+        ]
+
+    def opponents(self) -> list[tuple[str, str]]:
+        """(value, label) of each opponent: a person on this screen, then each level."""
+        names = {
+            "beginner": "beginner: plays almost at random",
+            "easy": "easy: takes what it sees",
+            "medium": "medium: a few seconds of search",
+            "hard": "hard: a strong search",
+            "expert": "expert: the strongest search",
+            "perfect": "perfect: exact play from the solver's table",
+        }
+        found = [(name, names.get(name, name)) for name in levels(self.game)]
+        return [(HUMAN, "a friend on this screen"), *found]
+
+    def read(self, values: Mapping[str, str]) -> Setup:
+        """The options and seats the form asks for; an OptionError or BoardlabError says
+        what is wrong with them."""
+        self.values = dict(values)
+        options: dict[str, Any] = {}
+        for option in self.game.schema:
+            if option.kind == "bool":
+                text = "true" if values.get(option.name) in ("true", "on") else "false"
+            else:
+                text = values.get(option.name, option.format(option.default))
+            value = option.parse(text)
+            if value != option.default:
+                options[option.name] = value
+        game = boardlab.new_game(self.game.id, **options)
+        opponent = values.get("opponent", "medium")
+        if opponent != HUMAN and opponent not in levels(game):
+            raise BoardlabError(
+                f"unknown opponent {opponent!r}: expected {HUMAN} or a level "
+                f"({', '.join(levels(game))})"
+            )
+        if opponent != HUMAN:
+            from boardlab.ai import make_agent
+
+            make_agent(opponent, 0, game).check(game)  # a missing table says how to build it
+        seat = values.get("seat", "0")
+        if seat not in ("0", "1", "random"):
+            raise BoardlabError(f"bad seat {seat!r}: expected 0, 1 or random")
+        if seat == "random":
+            import secrets
+
+            seat = str(secrets.randbelow(2))
+        seats = [HUMAN, HUMAN]
+        seats[1 - int(seat)] = opponent
+        return Setup(options, seats)
+
+
+def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
+    """Rows of a list of games."""
+    rows = []
+    for stored in games:
+        game = boardlab.new_game(stored.game, **stored.options)
+        seats = [
+            name.capitalize() if spec == HUMAN else f"AI {spec}"
+            for name, spec in zip(game.players, stored.seats, strict=True)
+        ]
+        rows.append(
+            {
+                "id": stored.id,
+                "name": game.name,
+                "options": " ".join(game.option_assignments()),
+                "seats": " vs ".join(seats),
+                "result": "in play"
+                if stored.result == "*"
+                else ("draw" if stored.result == "draw" else f"{stored.result} won"),
+                "over": stored.result != "*",
+                "updated": stored.updated.strftime("%Y-%m-%d %H:%M"),
+            }
+        )
+    return rows
+
+
+def review_boards(record: GameRecord) -> list[dict[str, Any]]:
+    """Every position of a game as a review steps through it: the board with the action
+    that led to it marked, and what that action did."""
+    game = record.game
+    boards = []
+    for ply, position in enumerate(record.positions):
+        marked: tuple[str, ...] = ()
+        notes: list[str] = []
+        if ply:
+            before, action = record.positions[ply - 1], record.actions[ply - 1]
+            marked = game.action_parts(before.state, action).places
+            notes = [str(note) for note in game.narrate(before.state, action)]
+        board = game.board_model(position.state)
+        boards.append(
+            {
+                "svg": board_svg(game, board, marked),
+                "notes": notes,
+                "tallies": [[str(t) for t in side] for side in board.tallies],
+                "due": board.due,
+                "to_act": None if position.is_over() else position.to_act,
+            }
+        )
+    return boards
+
+
+# ---------------------------------------------------------------------- rules pages
+@dataclass
+class Rules:
+    game: Game[Any]
+    card: str  # the card as HTML, diagrams in place
+    diagram: str  # the start position under the default options
+    options: list[Option]
+
+
+@cache
+def rules(game_id: str) -> Rules:
+    """The rules page of a game: its card (the binding rules, shipped with its package)
+    rendered, each position string in it drawn as a diagram."""
+    game = boardlab.new_game(game_id)
+    text = card_text(game)
+    start = board_svg(game, game.board_model(game.initial().state), title=f"{game.name} start")
+    if not text:
+        body = f"<pre>{html.escape(game.rules_in_brief())}</pre>"
+    else:
+        body = render_card(game, text)
+    return Rules(game, body, start, list(game.schema))
+
+
+def card_text(game: Game[Any]) -> str:
+    """The game's card (``card.md`` beside its module), or empty."""
+    package = type(game).__module__.rpartition(".")[0]
+    try:
+        return (importlib.resources.files(package) / "card.md").read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+        return ""
+
+
+#: A fenced block of the card.
+FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.S | re.M)
+
+
+def render_card(game: Game[Any], text: str) -> str:
+    """The card as HTML; after each example block a diagram of every position string in
+    it that reads under the default options."""
+    from markdown_it import MarkdownIt
+
+    markdown = MarkdownIt("commonmark").enable("table")
+    out = []
+    last = 0
+    for match in FENCE.finditer(text):
+        out.append(markdown.render(text[last : match.end()]))
+        last = match.end()
+        for line in match.group(1).splitlines():
+            diagram = diagram_of(game, line.strip())
+            if diagram:
+                out.append(
+                    f'<figure class="diagram">{diagram}<figcaption>'
+                    f"<code>{html.escape(line.strip())}</code></figcaption></figure>"
+                )
+    out.append(markdown.render(text[last:]))
+    return "\n".join(out)
+
+
+def diagram_of(game: Game[Any], line: str) -> str:
+    """The board of ``line`` if it is a position string of ``game``, else empty."""
+    if not line or line.startswith(("$", ">>>", "...")) or len(line) > 200:
+        return ""
+    try:
+        position = game.from_position_string(line)
+    except (BoardlabError, OptionError, ValueError):
+        return ""
+    return board_svg(game, game.board_model(position.state), title=line)

@@ -1,0 +1,52 @@
+"""``boardlab serve``: the web app on uvicorn, with the address printed first."""
+
+from __future__ import annotations
+
+import errno
+import socket
+
+from boardlab.core.errors import BoardlabError
+
+
+def serve(host: str, port: int, db: str | None, workers: int) -> int:
+    import uvicorn
+
+    from boardlab.web.app import create_app
+    from boardlab.web.store import default_url
+
+    listener = bind(host, port)
+    url = db or default_url()
+    app = create_app(url, workers)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"boardlab: playing at http://{shown}:{listener.getsockname()[1]}/", flush=True)
+    print(f"  games are kept in {safe_url(url)}; Ctrl-C stops the server", flush=True)
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 16)
+    uvicorn.Server(config).run(sockets=[listener])
+    return 0
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, or a clear error when the port is taken or the host is not
+    an address of this machine."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        if error.errno == errno.EADDRINUSE:
+            raise BoardlabError(
+                f"port {port} on {host} is in use: stop what uses it or choose another with --port"
+            ) from None
+        raise BoardlabError(f"cannot listen on {host!r} port {port}: {error.strerror}") from None
+    listener.listen(128)
+    listener.set_inheritable(True)
+    return listener
+
+
+def safe_url(url: str) -> str:
+    """The database URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

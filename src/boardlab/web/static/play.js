@@ -1,0 +1,380 @@
+// The game page: the board the server drew, made clickable from the anatomy of the
+// legal actions (the places a person clicks for each), kept live over a WebSocket.
+// Every action goes to the server, which checks it, stores it and only then answers.
+
+const root = document.getElementById("play");
+const gameId = root.dataset.id;
+let state = JSON.parse(document.getElementById("state").textContent);
+let selected = []; // the places clicked so far in this action
+let busy = false; // a request is on its way
+let hint = null;
+let animating = Promise.resolve();
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const cap = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+
+// ------------------------------------------------------------------ talking to the server
+async function send(path, body) {
+  busy = true;
+  render();
+  try {
+    const response = await fetch(`/api/games/${gameId}/${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+    });
+    const data = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
+    if (!response.ok) {
+      say(data.error || `the server answered ${response.status}`, "error");
+      if (response.status === 409) await reload();
+      return null;
+    }
+    return data;
+  } catch (error) {
+    say("The server cannot be reached; your game is stored, try again in a moment.", "error");
+    return null;
+  } finally {
+    busy = false;
+    render();
+  }
+}
+
+async function reload() {
+  const response = await fetch(`/api/games/${gameId}`, { headers: { Accept: "application/json" } });
+  if (response.ok) await show(await response.json());
+}
+
+async function play(action) {
+  selected = [];
+  hint = null;
+  say("");
+  const data = await send("play", { action, ply: state.ply });
+  if (data) await show(data);
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}`);
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "state") show(message.state);
+  };
+  socket.onclose = () => setTimeout(connect, 1500);
+  setInterval(() => socket.readyState === 1 && socket.send('{"type":"ping"}'), 25000);
+}
+
+// ------------------------------------------------------------------ showing a state
+function show(next) {
+  // States may arrive twice (the answer and the socket); a state never goes back
+  // unless the game was undone (a smaller ply with fewer moves).
+  animating = animating.then(async () => {
+    if (next.ply === state.ply && next.thinking === state.thinking && next.svg === state.svg) return;
+    const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
+    const notes = fresh ? next.last.notes.filter((n) => n.ply >= state.ply) : [];
+    if (next.ply !== state.ply) {
+      selected = [];
+      hint = null;
+    }
+    if (notes.some((n) => n.places.length)) await animate(notes);
+    state = next;
+    render();
+  });
+  return animating;
+}
+
+async function animate(notes) {
+  // The pieces move on the board still shown: each place a note names lights up in
+  // turn; a sowing lifts the seeds of its first place and drops them one by one.
+  const board = $("board");
+  for (const note of notes) {
+    for (const [k, name] of note.places.entries()) {
+      const place = board.querySelector(`[data-place="${CSS.escape(name)}"]`);
+      if (!place) continue;
+      const count = place.querySelector("text.count");
+      if (note.sows && count) {
+        const now = parseInt(count.textContent, 10) || 0;
+        count.textContent = k === 0 ? "0" : String(now + 1);
+      }
+      place.classList.add("trail");
+      await sleep(note.sows ? 140 : 260);
+      place.classList.remove("trail");
+    }
+  }
+}
+
+function render() {
+  $("board").innerHTML = state.svg;
+  decorate();
+  renderStatus();
+  renderPlayers();
+  renderButtons();
+  renderMoves();
+  renderNotes();
+  renderHint();
+  $("undo").disabled = busy || !state.can_undo;
+  $("hint-button").disabled = busy || !state.human_to_act;
+  $("resign").disabled = busy || state.outcome !== null || !state.seats.some((s) => s.human);
+  $("typed-action").disabled = !state.human_to_act;
+}
+
+function renderStatus() {
+  const status = $("status");
+  status.className = "status";
+  if (state.outcome) {
+    status.textContent = state.outcome.sentence;
+    status.classList.add("over");
+    return;
+  }
+  const player = state.players[state.to_act];
+  const seat = state.seats[state.to_act];
+  status.style.setProperty("--who", state.colours[state.to_act]);
+  status.classList.add("turn");
+  if (!seat.human && state.trouble) {
+    status.textContent = `${cap(player)}: ${state.trouble}. Reload the page to try again.`;
+    status.classList.add("trouble");
+    return;
+  }
+  if (!seat.human) {
+    status.innerHTML = "";
+    status.append(dot(state.colours[state.to_act]), `${cap(player)} (${seat.label}) is thinking`);
+    const dots = document.createElement("span");
+    dots.className = "thinking";
+    dots.textContent = "…";
+    status.append(dots);
+    return;
+  }
+  const whose = state.seats.every((s) => s.human) ? cap(player) : `Your turn, ${cap(player)}`;
+  status.innerHTML = "";
+  status.append(dot(state.colours[state.to_act]), `${whose}: ${state.due}`);
+  if (selected.length) status.append(` — ${selected.join(" → ")} …`);
+}
+
+function dot(colour) {
+  const span = document.createElement("span");
+  span.className = "dot";
+  span.style.background = colour;
+  return span;
+}
+
+function renderPlayers() {
+  const box = $("players");
+  box.innerHTML = "";
+  state.players.forEach((name, k) => {
+    const row = document.createElement("div");
+    row.className = "player" + (state.to_act === k ? " to-act" : "");
+    row.style.setProperty("--who", state.colours[k]);
+    const title = document.createElement("div");
+    title.className = "name";
+    title.append(dot(state.colours[k]), cap(name), " ");
+    const seat = document.createElement("small");
+    seat.textContent = state.seats[k].human ? "person" : state.seats[k].label;
+    title.append(seat);
+    const tallies = document.createElement("div");
+    tallies.className = "tallies";
+    tallies.textContent = state.tallies[k].join(" · ");
+    row.append(title, tallies);
+    box.append(row);
+  });
+  for (const note of state.notes) {
+    const p = document.createElement("p");
+    p.className = "game-note";
+    p.textContent = note;
+    box.append(p);
+  }
+}
+
+function renderButtons() {
+  // Actions without places (a pass, a bonus declined) are buttons.
+  const box = $("buttons");
+  box.innerHTML = "";
+  if (!state.human_to_act) return;
+  for (const action of state.legal.filter((a) => a.places.length === 0)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = action.label || action.action;
+    button.dataset.action = action.action;
+    button.disabled = busy;
+    button.onclick = () => play(action.action);
+    box.append(button);
+  }
+}
+
+function renderMoves() {
+  const list = $("moves");
+  list.innerHTML = "";
+  for (const turn of state.moves) {
+    const item = document.createElement("li");
+    item.value = turn.number;
+    item.append(dot(state.colours[turn.player]), turn.actions.join(" "));
+    list.append(item);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderNotes() {
+  const list = $("notes");
+  list.innerHTML = "";
+  for (const note of state.last.notes) {
+    const item = document.createElement("li");
+    item.textContent = note.text;
+    list.append(item);
+  }
+}
+
+function renderHint() {
+  const box = $("hint");
+  box.textContent = "";
+  if (!hint) return;
+  if (hint.waiting) {
+    box.textContent = "The AI is looking for a hint…";
+    return;
+  }
+  const chance = Math.round(50 * ((hint.value ?? 0) + 1));
+  box.textContent = `Hint: ${hint.action} (evaluation ${(hint.value ?? 0).toFixed(2)} for ${cap(
+    hint.player,
+  )}, about ${chance}% expected; line ${hint.line.join(" ")})`;
+}
+
+// ------------------------------------------------------------------ clicks
+function startsWith(places, prefix) {
+  return prefix.every((p, k) => places[k] === p);
+}
+
+function candidates(prefix) {
+  return state.legal.filter((a) => a.places.length >= prefix.length && startsWith(a.places, prefix));
+}
+
+function decorate() {
+  // Mark what can be clicked now: the first places of legal actions, or the targets of
+  // the place chosen; the hint's places stand out.
+  const board = $("board");
+  const svg = board.querySelector("svg");
+  if (!svg) return;
+  const live = state.human_to_act && !busy;
+  const options = live ? candidates(selected) : [];
+  const next = new Set(options.filter((a) => a.places.length > selected.length).map((a) => a.places[selected.length]));
+  for (const place of board.querySelectorAll("[data-place]")) {
+    const name = place.dataset.place;
+    place.classList.toggle("selected", selected.includes(name));
+    place.classList.toggle("selectable", next.has(name) && selected.length === 0);
+    place.classList.toggle("target", next.has(name) && selected.length > 0);
+    place.classList.toggle("hinted", !!hint && !!hint.places && hint.places.includes(name));
+    const clickable = live && (next.has(name) || selected.includes(name));
+    if (clickable) {
+      place.setAttribute("tabindex", "0");
+      place.setAttribute("role", "button");
+    } else {
+      place.removeAttribute("tabindex");
+      place.removeAttribute("role");
+    }
+    if (next.has(name) && selected.length > 0) {
+      const box = place.getBBox();
+      const ring = document.createElementNS(SVG, "circle");
+      ring.setAttribute("class", "target-dot");
+      ring.setAttribute("cx", box.x + box.width / 2);
+      ring.setAttribute("cy", box.y + box.height / 2);
+      ring.setAttribute("r", Math.min(box.width, box.height) * 0.16);
+      place.append(ring);
+    }
+  }
+}
+
+function click(name) {
+  if (!state.human_to_act || busy) return;
+  say("");
+  if (selected.length && selected[selected.length - 1] === name) {
+    // The chosen place again: play the action it completes, or let go of it.
+    const done = state.legal.find((a) => a.places.length === selected.length && startsWith(a.places, selected));
+    if (done) return play(done.action);
+    selected = selected.slice(0, -1);
+    return render();
+  }
+  let prefix = [...selected, name];
+  let found = candidates(prefix);
+  if (!found.length && selected.length) {
+    prefix = [name]; // a fresh start on another piece
+    found = candidates(prefix);
+  }
+  if (!found.length) {
+    say(whyNot(name), "error");
+    selected = [];
+    return render();
+  }
+  const complete = found.filter((a) => a.places.length === prefix.length);
+  if (complete.length === 1 && found.length === 1) return play(complete[0].action);
+  selected = prefix;
+  render();
+}
+
+function whyNot(name) {
+  // Why a click is not the start or the next step of a legal action, in words.
+  const firsts = [...new Set(state.legal.filter((a) => a.places.length).map((a) => a.places[0]))];
+  const player = cap(state.players[state.to_act]);
+  if (selected.length) {
+    const targets = candidates(selected).map((a) => a.places[selected.length]).filter(Boolean);
+    return `${name} is not a legal step from ${selected.join(" → ")}: ${player} can go to ${[...new Set(targets)].join(", ")}.`;
+  }
+  if (!firsts.length) return `No place to click now: ${state.due}. Use the buttons.`;
+  return `${name} cannot be played now (${state.due}). ${player} can start from ${firsts.join(", ")}.`;
+}
+
+$("board").addEventListener("click", (event) => {
+  const place = event.target.closest("[data-place]");
+  if (place) click(place.dataset.place);
+});
+$("board").addEventListener("keydown", (event) => {
+  const place = event.target.closest("[data-place]");
+  if (place && (event.key === "Enter" || event.key === " ")) {
+    event.preventDefault();
+    click(place.dataset.place);
+  }
+  if (event.key === "Escape") {
+    selected = [];
+    render();
+  }
+});
+
+// ------------------------------------------------------------------ commands
+$("typed").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const field = $("typed-action");
+  const text = field.value.trim();
+  if (!text) return say("Type an action, such as " + (state.legal[0]?.action ?? "…"), "error");
+  field.value = "";
+  play(text);
+});
+$("undo").onclick = async () => {
+  const data = await send("undo", { ply: state.ply });
+  if (data) {
+    say("Taken back.");
+    await show(data);
+  }
+};
+$("resign").onclick = async () => {
+  if (!confirm("Resign this game?")) return;
+  const data = await send("resign", { ply: state.ply });
+  if (data) await show(data);
+};
+$("hint-button").onclick = async () => {
+  hint = { waiting: true };
+  renderHint();
+  const data = await send("hint", { ply: state.ply });
+  hint = data;
+  render();
+};
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, select, textarea")) return;
+  if (event.key === "u") $("undo").click();
+  if (event.key === "h") $("hint-button").click();
+});
+
+function say(text, kind = "info") {
+  const box = $("message");
+  box.textContent = text;
+  box.className = `message ${kind}`;
+}
+
+render();
+connect();

@@ -1,0 +1,171 @@
+// The review page: step through every position of a game; once the AI has reviewed it,
+// each action shows the best action, the values and the marks, and a graph of the
+// evaluation over the game.
+
+const root = document.getElementById("review");
+const gameId = root.dataset.id;
+const state = JSON.parse(document.getElementById("state").textContent);
+const boards = JSON.parse(document.getElementById("boards").textContent);
+const $ = (id) => document.getElementById(id);
+const cap = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+const SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+let ply = boards.length - 1;
+let review = null; // items by ply, once ready
+
+// Each action of the game in order, with the player who played it.
+const actions = [];
+for (const turn of state.moves) {
+  turn.actions.forEach((action, k) => actions.push({ ply: turn.first_ply + k, player: turn.player, action, turn: turn.number }));
+}
+
+function go(to) {
+  ply = Math.max(0, Math.min(boards.length - 1, to));
+  render();
+}
+
+function render() {
+  const board = boards[ply];
+  $("board").innerHTML = board.svg;
+  $("where").textContent = ply === 0 ? "start" : `after action ${ply} of ${boards.length - 1}`;
+  const status = $("status");
+  if (board.to_act === null) {
+    status.textContent = state.outcome ? state.outcome.sentence : "The game is over.";
+  } else {
+    status.textContent = `${cap(state.players[board.to_act])}: ${board.due}`;
+  }
+  const notes = $("notes");
+  notes.innerHTML = "";
+  const item = ply > 0 && review ? review[ply - 1] : null;
+  if (item) {
+    const li = document.createElement("li");
+    li.className = item.mark ? `mark-${item.mark}` : "";
+    li.textContent = verdict(item);
+    notes.append(li);
+  }
+  for (const note of board.notes) {
+    const li = document.createElement("li");
+    li.textContent = note;
+    notes.append(li);
+  }
+  renderMoves();
+  renderGraph();
+}
+
+function shown(value, exact) {
+  if (value === null || value === undefined) return "?";
+  return exact ? (value > 0 ? `+${value}` : `${value}`) : (value >= 0 ? "+" : "") + value.toFixed(2);
+}
+
+function verdict(item) {
+  const who = cap(state.players[item.player]);
+  const mark = item.mark ? ` ${SYMBOL[item.mark]} ${item.mark}` : "";
+  const unit = item.exact ? " (exact)" : "";
+  if (item.best === item.played) return `${who} played ${item.played}, the AI's choice too (${shown(item.best_value, item.exact)}${unit}).`;
+  return `${who} played ${item.played} (${shown(item.played_value, item.exact)}); best was ${item.best} (${shown(item.best_value, item.exact)})${unit}.${mark}`;
+}
+
+function renderMoves() {
+  const list = $("moves");
+  list.innerHTML = "";
+  for (const turn of state.moves) {
+    const li = document.createElement("li");
+    li.value = turn.number;
+    turn.actions.forEach((action, k) => {
+      const at = turn.first_ply + k + 1;
+      const span = document.createElement("span");
+      span.className = "ply" + (at === ply ? " current" : "");
+      const item = review ? review[at - 1] : null;
+      span.textContent = action + (item && item.mark ? SYMBOL[item.mark] : "");
+      if (item && item.mark) span.classList.add(`mark-${item.mark}`);
+      span.dataset.ply = at;
+      span.onclick = () => go(at);
+      li.append(span, " ");
+    });
+    list.append(li);
+  }
+}
+
+function renderGraph() {
+  // The value for the first player after each action, from the values of the player
+  // who acted (the played action's value is his evaluation of the position after it).
+  const box = $("graph");
+  if (!review || !review.length) return;
+  const width = 600, height = 160, pad = 10;
+  const xs = (k) => pad + ((width - 2 * pad) * k) / Math.max(1, review.length);
+  const ys = (v) => height / 2 - (height / 2 - pad) * Math.max(-1, Math.min(1, v));
+  const points = [[xs(0), ys(0)]];
+  review.forEach((item, k) => {
+    let value = item.exact ? Math.sign(item.played_value) : item.played_value;
+    if (item.player !== 0) value = -value;
+    points.push([xs(k + 1), ys(value)]);
+  });
+  const line = points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ");
+  const marks = review
+    .map((item, k) => (item.mark ? `<circle cx="${xs(k + 1)}" cy="${points[k + 1][1]}" r="4" class="mark-dot mark-${item.mark}" fill="${item.mark === "blunder" ? "#b3261e" : item.mark === "mistake" ? "#d55e00" : "#c9a400"}"><title>${item.played}: ${item.mark}</title></circle>`) : ""))
+    .join("");
+  const area = `${xs(0)},${height / 2} ${line} ${xs(review.length)},${height / 2}`;
+  box.innerHTML = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="evaluation graph">
+    <rect x="0" y="0" width="${width}" height="${height / 2}" fill="${state.colours[0]}" fill-opacity="0.08"/>
+    <rect x="0" y="${height / 2}" width="${width}" height="${height / 2}" fill="${state.colours[1]}" fill-opacity="0.08"/>
+    <line x1="0" x2="${width}" y1="${height / 2}" y2="${height / 2}" stroke="#999" stroke-dasharray="4 3"/>
+    <polygon points="${area}" fill="${state.colours[0]}" fill-opacity="0.25"/>
+    <polyline points="${line}" fill="none" stroke="#1d2a35" stroke-width="2"/>
+    ${marks}
+    <line x1="${xs(ply)}" x2="${xs(ply)}" y1="0" y2="${height}" stroke="#1d5f8a" stroke-width="2"/>
+  </svg>`;
+  box.querySelector("svg").onclick = (event) => {
+    const rect = event.currentTarget.getBoundingClientRect();
+    const k = Math.round(((event.clientX - rect.left) / rect.width * width - pad) / ((width - 2 * pad) / review.length));
+    go(k);
+  };
+}
+
+function renderSummary(data) {
+  const box = $("summary");
+  const rows = state.players.map((name, k) => {
+    const mine = data.items.filter((item) => item.player === k);
+    const count = (mark) => mine.filter((item) => item.mark === mark).length;
+    const loss = mine.length ? mine.reduce((sum, item) => sum + item.loss, 0) / mine.length : 0;
+    return `<tr><td>${cap(name)}</td><td>${count("inaccuracy")}</td><td>${count("mistake")}</td><td>${count("blunder")}</td><td>${loss.toFixed(3)}</td></tr>`;
+  });
+  box.innerHTML = `<table class="summary-table"><thead><tr><th></th><th>?! inaccuracies</th><th>? mistakes</th><th>?? blunders</th><th>average loss</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+async function poll() {
+  if (!actions.length) {
+    $("review-status").textContent = "No actions to review yet.";
+    return;
+  }
+  try {
+    const response = await fetch(`/api/games/${gameId}/review`, { headers: { Accept: "application/json" } });
+    const data = await response.json();
+    if (!response.ok) {
+      $("review-status").textContent = data.error || "The review failed.";
+      return;
+    }
+    if (data.status !== "ready") {
+      setTimeout(poll, 1000);
+      return;
+    }
+    review = data.items;
+    $("review-status").textContent = `Reviewed by the AI (${data.agent}): marks show inaccuracies (?!), mistakes (?) and blunders (??).`;
+    renderSummary(data);
+    render();
+  } catch (error) {
+    setTimeout(poll, 3000);
+  }
+}
+
+$("first").onclick = () => go(0);
+$("prev").onclick = () => go(ply - 1);
+$("next").onclick = () => go(ply + 1);
+$("last").onclick = () => go(boards.length - 1);
+document.addEventListener("keydown", (event) => {
+  if (event.key === "ArrowLeft") go(ply - 1);
+  if (event.key === "ArrowRight") go(ply + 1);
+  if (event.key === "Home") go(0);
+  if (event.key === "End") go(boards.length - 1);
+});
+
+render();
+poll();

@@ -1,0 +1,324 @@
+"""Where games live: SQLAlchemy 2 tables, migrated by Alembic, on SQLite by default.
+
+A game is a row of what never changes (game, options, start, seats, owner) and one row per
+action, keyed by (game, ply). The key is what keeps a game whole: an action is committed
+before anyone is shown it, and two answers to the same ply (a double click, a stale tab, an
+AI move overtaken by an undo) cannot both be stored; the second is refused as stale.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    delete,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from boardlab.core.errors import BoardlabError
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class StaleError(BoardlabError):
+    """An answer to a ply that is no longer the current one."""
+
+
+class NotFound(BoardlabError):
+    """No game of that id."""
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    start: Mapped[str | None] = mapped_column(Text)
+    #: Who sits in each seat: ``human`` or an agent spec.
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    headers: Mapped[dict[str, str]] = mapped_column(JSON)
+    #: The browser that made the game (a cookie), for its list of games.
+    owner: Mapped[str] = mapped_column(String(64), index=True)
+    resigned: Mapped[int | None] = mapped_column(Integer)
+    #: Actions stored, kept with them so a list of games needs no count.
+    length: Mapped[int] = mapped_column(Integer, default=0)
+    #: ``*`` while the game goes on, then the winner's name or ``draw``.
+    result: Mapped[str] = mapped_column(String(32), default="*")
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
+
+
+class ActionRow(Base):
+    __tablename__ = "actions"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    action: Mapped[str] = mapped_column(String(64))
+    played: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class ReviewRow(Base):
+    __tablename__ = "reviews"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    agent: Mapped[str] = mapped_column(String(128), primary_key=True)
+    #: The review is of the first ``length`` actions; a longer game is reviewed anew.
+    length: Mapped[int] = mapped_column(Integer)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as stored: enough to rebuild its record."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    start: str | None
+    seats: tuple[str, str]
+    headers: dict[str, str]
+    owner: str
+    resigned: int | None
+    actions: tuple[str, ...]
+    result: str
+    updated: datetime
+
+
+def default_url() -> str:
+    """SQLite in the user data directory (``$BOARDLAB_DB`` names another URL)."""
+    import os
+
+    from platformdirs import user_data_path
+
+    if os.environ.get("BOARDLAB_DB"):
+        return os.environ["BOARDLAB_DB"]
+    folder = user_data_path("boardlab")
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'boardlab.sqlite3'}"
+
+
+def new_id() -> str:
+    """An unguessable game id that reads well in a link."""
+    return secrets.token_urlsafe(9)
+
+
+class Store:
+    """The games of one database. Methods are synchronous (the web app calls them in a
+    thread) and each is one transaction."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or default_url()
+        self.engine = open_engine(self.url)
+        migrate(self.engine)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self.sessions.begin() as session:
+            yield session
+
+    def create(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seats: Sequence[str],
+        owner: str,
+        start: str | None = None,
+        headers: dict[str, str] | None = None,
+        actions: Sequence[str] = (),
+        resigned: int | None = None,
+        result: str = "*",
+    ) -> str:
+        """A new game (with ``actions`` already played, for an uploaded record); its id."""
+        game_id = new_id()
+        with self.session() as session:
+            session.add(
+                GameRow(
+                    id=game_id,
+                    game=game,
+                    options=options,
+                    start=start,
+                    seats=list(seats),
+                    headers=headers or {},
+                    owner=owner,
+                    resigned=resigned,
+                    length=len(actions),
+                    result=result,
+                )
+            )
+            session.flush()
+            session.add_all(
+                ActionRow(game_id=game_id, ply=k, action=a) for k, a in enumerate(actions)
+            )
+        return game_id
+
+    def load(self, game_id: str) -> StoredGame:
+        with self.session() as session:
+            row = session.get(GameRow, game_id)
+            if row is None:
+                raise NotFound(f"no game {game_id!r} here")
+            actions = session.scalars(
+                select(ActionRow.action).where(ActionRow.game_id == game_id).order_by(ActionRow.ply)
+            ).all()
+            return _stored(row, tuple(actions))
+
+    def append(self, game_id: str, ply: int, action: str, result: str) -> None:
+        """Store ``action`` as action number ``ply`` (0-based): refused as stale when the
+        game holds another number of actions (or someone stored that ply first)."""
+        try:
+            with self.session() as session:
+                row = self._row(session, game_id)
+                if row.length != ply or row.resigned is not None:
+                    raise StaleError(_stale(row.length, ply))
+                session.add(ActionRow(game_id=game_id, ply=ply, action=action))
+                row.length = ply + 1
+                row.result = result
+                row.updated = now()
+        except IntegrityError:
+            raise StaleError(_stale(ply + 1, ply)) from None
+
+    def truncate(self, game_id: str, ply: int, length: int) -> None:
+        """Keep the first ``length`` actions (an undo, also of a resignation), when the
+        game still holds ``ply``."""
+        with self.session() as session:
+            row = self._row(session, game_id)
+            if row.length != ply:
+                raise StaleError(_stale(row.length, ply))
+            session.execute(
+                delete(ActionRow).where(ActionRow.game_id == game_id, ActionRow.ply >= length)
+            )
+            row.length, row.resigned, row.result, row.updated = length, None, "*", now()
+
+    def resign(self, game_id: str, ply: int, player: int, result: str) -> None:
+        with self.session() as session:
+            row = self._row(session, game_id)
+            if row.length != ply or row.resigned is not None:
+                raise StaleError(_stale(row.length, ply))
+            row.resigned, row.result, row.updated = player, result, now()
+
+    def games_of(self, owner: str, limit: int = 200) -> list[StoredGame]:
+        """The games a browser made, the latest first (without their actions)."""
+        with self.session() as session:
+            rows = session.scalars(
+                select(GameRow)
+                .where(GameRow.owner == owner)
+                .order_by(GameRow.updated.desc())
+                .limit(limit)
+            ).all()
+            return [_stored(row, ()) for row in rows]
+
+    def review(self, game_id: str, agent: str, length: int) -> dict[str, Any] | None:
+        with self.session() as session:
+            row = session.get(ReviewRow, (game_id, agent))
+            return row.data if row is not None and row.length == length else None
+
+    def keep_review(self, game_id: str, agent: str, length: int, data: dict[str, Any]) -> None:
+        with self.session() as session:
+            row = session.get(ReviewRow, (game_id, agent))
+            if row is None:
+                session.add(ReviewRow(game_id=game_id, agent=agent, length=length, data=data))
+            else:
+                row.length, row.data = length, data
+
+    def count(self) -> int:
+        with self.session() as session:
+            return session.scalar(select(func.count()).select_from(GameRow)) or 0
+
+    @staticmethod
+    def _row(session: Session, game_id: str) -> GameRow:
+        row = session.get(GameRow, game_id, with_for_update=True)
+        if row is None:
+            raise NotFound(f"no game {game_id!r} here")
+        return row
+
+
+def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
+    return StoredGame(
+        id=row.id,
+        game=row.game,
+        options=dict(row.options),
+        start=row.start,
+        seats=(row.seats[0], row.seats[1]),
+        headers=dict(row.headers),
+        owner=row.owner,
+        resigned=row.resigned,
+        actions=actions,
+        result=row.result,
+        updated=row.updated,
+    )
+
+
+def _stale(length: int, ply: int) -> str:
+    return (
+        f"the game has moved on: this answers action {ply + 1}, but the game holds "
+        f"{length} action{'s' * (length != 1)}; reload to see it"
+    )
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, full syncs and foreign keys, so a killed
+    server loses nothing it has said was stored."""
+    engine = create_engine(url, pool_pre_ping=True)
+    if engine.dialect.name == "sqlite":
+        database = engine.url.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(connection: Any, _: Any) -> None:
+            cursor = connection.cursor()
+            for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON"):
+                cursor.execute(f"PRAGMA {pragma}")
+            cursor.execute("PRAGMA busy_timeout=10000")
+            cursor.close()
+
+    return engine
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database to the newest schema with the Alembic migrations shipped in the
+    package (a new database is created by them too)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

@@ -1,0 +1,82 @@
+"""What the web app asks of the AI, run in worker processes so that a search never holds
+up the event loop. Each call rebuilds the position from the stored game: workers keep no
+state, so any worker (or a restarted one) answers any game."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+from collections.abc import Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+from boardlab.core.record import GameRecord
+
+
+def rebuild(
+    game_id: str,
+    options: dict[str, Any],
+    start: str | None,
+    actions: Sequence[str],
+    resigned: int | None = None,
+    headers: dict[str, str] | None = None,
+) -> GameRecord:
+    """The record of a stored game, every action checked again."""
+    import boardlab
+
+    game = boardlab.new_game(game_id, **options)
+    record = GameRecord(game, None if start is None else game.from_position_string(start))
+    record.headers.update(headers or {})
+    for action in actions:
+        record.play(action)
+    record.resigned = resigned
+    return record
+
+
+def seed_for(game_key: str, ply: int) -> int:
+    """A seed fixed by the game and the ply: the same question gets the same answer."""
+    digest = hashlib.sha256(f"{game_key}:{ply}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def choose(
+    game_id: str,
+    options: dict[str, Any],
+    start: str | None,
+    actions: Sequence[str],
+    spec: str,
+    seed: int,
+) -> dict[str, Any]:
+    """The agent's action in the position after ``actions``, with its evaluation (for the
+    player to act, -1..1) and the line it expects."""
+    from boardlab.ai import make_agent
+
+    position = rebuild(game_id, options, start, actions).position
+    agent = make_agent(spec, seed, position.game)
+    agent.check(position.game)
+    choice = agent.choose(position)
+    return {
+        "action": position.action_string(choice.action),
+        "value": choice.value,
+        "line": position.line_strings(choice.pv or (choice.action,)),
+        "seconds": choice.seconds,
+    }
+
+
+def review(
+    game_id: str,
+    options: dict[str, Any],
+    start: str | None,
+    actions: Sequence[str],
+    spec: str,
+) -> dict[str, Any]:
+    """The review of a stored game, as JSON data."""
+    from boardlab.review import review as review_record
+
+    record = rebuild(game_id, options, start, actions)
+    return review_record(record, spec).to_dict()
+
+
+def pool(workers: int) -> Executor:
+    """Worker processes started afresh (spawn): safe beside the server's threads."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
