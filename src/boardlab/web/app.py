@@ -183,7 +183,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             [HUMAN, HUMAN],
             browser_id(request),
             None if start == loaded.game.initial() else start.position_string(),
-            {k: v for k, v in loaded.headers.items() if k not in PAGE_HEADERS},
+            dict(loaded.headers),
             loaded.action_strings(),
             loaded.resigned,
             loaded.result(),
@@ -268,10 +268,6 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             service.wake(state["id"])
 
     return app
-
-
-#: Headers a page writes itself (the players' names), not kept from an upload.
-PAGE_HEADERS = {"Event"}
 
 
 def socket_answer(message: str) -> dict[str, Any]:
