@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -388,3 +389,27 @@ def test_games_survive_a_restart_of_the_app(tmp_path: Path) -> None:
 def test_small_options_exist() -> None:
     for game, options in SMALL.items():
         boardlab.new_game(game, **options)
+
+
+# ---------------------------------------------------------------------- reviews
+def test_a_review_is_made_in_the_background_and_kept(http: Any) -> None:
+    record = GameRecord(boardlab.new_game("jinli", stones=3, target=3))
+    rng = random.Random(11)
+    while not record.is_over():
+        record.play(rng.choice(record.position.legal_actions()))
+    answer = http.post(
+        "/upload", files={"record": ("game.txt", record.to_text().encode())}, follow_redirects=False
+    )
+    game_id = answer.headers["location"].rsplit("/", 1)[1]
+    deadline = time.monotonic() + 300
+    data = http.get(f"/api/games/{game_id}/review").json()
+    assert data["status"] in ("running", "ready")
+    while data["status"] != "ready":
+        assert time.monotonic() < deadline, "the review did not finish"
+        time.sleep(0.5)
+        data = http.get(f"/api/games/{game_id}/review").json()
+    assert [item["played"] for item in data["items"]] == record.action_strings()
+    for item in data["items"]:
+        assert item["loss"] >= 0
+        assert item["mark"] in ("", "inaccuracy", "mistake", "blunder")
+    assert http.get(f"/api/games/{game_id}/review").json() == data  # kept, not made again

@@ -8,6 +8,7 @@ traceback reaches the user.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from boardlab.ai import LEVEL_NAMES
+from boardlab.core.board import plural
 from boardlab.core.errors import BoardlabError, UnknownGameError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Position
@@ -212,6 +214,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="a record or a list of action strings (default: standard input)",
     )
+    review = commands.add_parser(
+        "review",
+        help="review a saved game: the AI's best action and the value lost at each action",
+        description="Review a saved game (a record in text or JSON that names its game): "
+        "for each action the best action, its value, the value of the action played, and "
+        "marks for inaccuracies (?!), mistakes (?) and blunders (??). Exact values where "
+        "a solver reaches the position.",
+    )
+    review.add_argument("file", metavar="FILE", help="a record, or - for standard input")
+    review.add_argument("--agent", default="hard", metavar="SPEC", help=f"who judges: {AGENT_HELP}")
+    review.add_argument(
+        "--game", choices=game_ids(), help="the game, for a record without a Game tag"
+    )
+    review.add_argument("--output", "-o", metavar="OUT", help="write the annotated record")
+    review.add_argument("--json", action="store_true", help="print the review as JSON")
     serve = commands.add_parser(
         "serve",
         help="play in the browser: start the web app",
@@ -539,6 +556,45 @@ def run_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_review(args: argparse.Namespace) -> int:
+    from boardlab.review import SYMBOLS, annotate, review
+
+    if args.file == "-":
+        text = read_record_text(getattr(sys.stdin, "buffer", sys.stdin), "standard input")
+    else:
+        with open(args.file, "rb") as stream:
+            text = read_record_text(stream, args.file)
+    record = GameRecord.read(text, game=args.game)
+    with _progress_bar("reviewing", "actions") as progress:
+        result = review(record, args.agent, progress)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(f"  {'ply':>4} {'player':<8} {'played':<10} {'best':<10} {'value':>7} {'played':>7}")
+        for item in result.items:
+            shown = "{:+.0f}" if item.exact else "{:+.2f}"
+            mark = SYMBOLS.get(item.mark, "")
+            print(
+                f"  {item.ply + 1:>4} {record.game.players[item.player]:<8} "
+                f"{item.played + mark:<10} {item.best:<10} {shown.format(item.best_value):>7} "
+                f"{shown.format(item.played_value):>7}"
+            )
+        for k, name in enumerate(record.game.players):
+            counts = ", ".join(
+                plural(n, mark, "inaccuracies" if mark == "inaccuracy" else None)
+                for mark, n in result.counts(k).items()
+            )
+            print(f"{name}: {counts}; average loss {result.average_loss(k):.3f}")
+    if args.output:
+        annotated = annotate(record, result)
+        if args.output.endswith(".json"):
+            write_atomic(args.output, annotated.to_json() + "\n")
+        else:
+            annotated.save(args.output)
+        print(f"annotated record written to {args.output}", file=sys.stderr)
+    return 0
+
+
 def run_serve(args: argparse.Namespace) -> int:
     require("web", "boardlab serve")
     from boardlab.web.serve import serve
@@ -547,6 +603,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
+    "review": run_review,
     "serve": run_serve,
     "solve": run_solve,
     "match": run_match,
