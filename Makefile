@@ -1,22 +1,40 @@
 # Two commands do everything on a fresh machine (Python 3.11+ with venv):
+#   make serve  set up, then start the web app (SQLite in your data directory)
+#   make test   set up, then run the whole suite (ruff, mypy, pytest, the browser tests)
+# and one more plays in the terminal:
 #   make play   set up, then play Jin Li against the AI in the terminal
-#   make test   set up, then run the whole suite (ruff, mypy, pytest)
 VENV ?= .venv
 PYTHON ?= python3
 BIN = $(VENV)/bin
 
-.PHONY: setup play test bench lint typecheck clean
+.PHONY: setup serve play test bench lint typecheck browser screenshots clean
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[play,fast,test]'
+	$(BIN)/python -m pip install --quiet -e '.[play,fast,web,test]'
 	touch $@
+
+serve: setup
+	$(BIN)/boardlab serve
 
 play: setup
 	$(BIN)/boardlab play jinli
+
+# The browser tests drive Debian's Chromium (Playwright cannot download its own here).
+# Installed when missing and this is root with apt (CI); elsewhere they are skipped with
+# a note, except under CI=true, where a missing Chromium fails them.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	    else echo "note: no Chromium; the browser tests are skipped (apt-get install chromium)"; fi; }
+
+# The pictures in docs/images, taken by the browser tests.
+screenshots: setup browser
+	BOARDLAB_SCREENSHOTS=docs/images $(BIN)/python -m pytest -q tests/test_web_browser.py
 
 # Every speed figure in one run on this machine: the engine, the compiled kernels and the
 # C baseline side by side, then OpenSpiel 2.0.2 beside boardlab (tables and JSON in
@@ -32,7 +50,7 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-test: lint typecheck
+test: lint typecheck browser
 	$(BIN)/python -m pytest -n auto
 
 clean:

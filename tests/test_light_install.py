@@ -28,7 +28,7 @@ from boardlab import extras
 from boardlab.core.errors import BoardlabError
 
 ROOT = Path(__file__).resolve().parent.parent
-OPTIONAL = ("numba", "numpy", "llvmlite", "pyspiel")
+OPTIONAL = ("numba", "numpy", "llvmlite", "pyspiel", "fastapi", "sqlalchemy", "uvicorn")
 TIMEOUT = 120  # seconds a command may take (they take one or two)
 
 
@@ -116,6 +116,9 @@ CASES = [
     Case("solve linja -o max_turns=5", "fast", "error"),
     Case("solve linja --max-seeds 3", "fast", "error"),
     Case("solve jinli", "error", "error"),
+    # the web app
+    Case("serve --port 70000", "error", "error"),
+    Case("serve --port 1 --db sqlite:///{tmp}/web.sqlite3", "web", None),
 ]
 IDS = [f"{n}:{case.line or '(nothing)'}" for n, case in enumerate(CASES)]
 

@@ -69,7 +69,7 @@ class LiveServer:
     def __init__(self, db: Path) -> None:
         self.db = db
         self.port = free_port()
-        self.process: subprocess.Popen[str] | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -78,18 +78,13 @@ class LiveServer:
     def start(self) -> None:
         command = [sys.executable, "-m", "boardlab", "serve", "--port", str(self.port)]
         command += ["--db", f"sqlite:///{self.db}", "--workers", "1"]
-        self.process = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert "playing at http://127.0.0.1" in line, line
-        deadline = time.monotonic() + 30
+        with self.db.with_suffix(".log").open("a") as log:  # a pipe nobody read would block it
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
+            assert self.process.poll() is None, self.db.with_suffix(".log").read_text()
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                     return

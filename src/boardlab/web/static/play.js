@@ -105,6 +105,9 @@ async function animate(notes) {
 }
 
 function render() {
+  // The ply and whether the page waits for someone are in the page for tests and tools.
+  root.dataset.ply = state.ply;
+  root.dataset.ready = String(state.human_to_act && !busy);
   $("board").innerHTML = state.svg;
   decorate();
   renderStatus();

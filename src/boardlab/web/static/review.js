@@ -100,8 +100,13 @@ function renderGraph() {
     points.push([xs(k + 1), ys(value)]);
   });
   const line = points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ");
+  const colour = { blunder: "#b3261e", mistake: "#d55e00", inaccuracy: "#c9a400" };
   const marks = review
-    .map((item, k) => (item.mark ? `<circle cx="${xs(k + 1)}" cy="${points[k + 1][1]}" r="4" class="mark-dot mark-${item.mark}" fill="${item.mark === "blunder" ? "#b3261e" : item.mark === "mistake" ? "#d55e00" : "#c9a400"}"><title>${item.played}: ${item.mark}</title></circle>`) : ""))
+    .map((item, k) =>
+      item.mark
+        ? `<circle cx="${xs(k + 1)}" cy="${points[k + 1][1]}" r="4" fill="${colour[item.mark]}"><title>${item.played}: ${item.mark}</title></circle>`
+        : "",
+    )
     .join("");
   const area = `${xs(0)},${height / 2} ${line} ${xs(review.length)},${height / 2}`;
   box.innerHTML = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="evaluation graph">
@@ -128,7 +133,7 @@ function renderSummary(data) {
     const loss = mine.length ? mine.reduce((sum, item) => sum + item.loss, 0) / mine.length : 0;
     return `<tr><td>${cap(name)}</td><td>${count("inaccuracy")}</td><td>${count("mistake")}</td><td>${count("blunder")}</td><td>${loss.toFixed(3)}</td></tr>`;
   });
-  box.innerHTML = `<table class="summary-table"><thead><tr><th></th><th>?! inaccuracies</th><th>? mistakes</th><th>?? blunders</th><th>average loss</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  box.innerHTML = `<table class="summary-table"><thead><tr><th></th><th title="inaccuracies">?!</th><th title="mistakes">?</th><th title="blunders">??</th><th>mean loss</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
 async function poll() {

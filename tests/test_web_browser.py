@@ -1,0 +1,263 @@
+"""The web app in a real browser (Debian's Chromium driven by Playwright): whole games of
+each game against the AI by clicking, a game on one screen, undo, hint, typed actions, an
+illegal click, download, upload and review, and a server killed in the middle of a game.
+
+With ``BOARDLAB_SCREENSHOTS=DIR`` the game pages are photographed into DIR (``make
+screenshots`` refreshes the ones in docs/images)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from web_support import SMALL, LiveServer
+
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI needs Chromium for the browser tests: apt-get install chromium")
+    pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
+
+SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = LiveServer(tmp_path_factory.mktemp("web") / "games.sqlite3")
+    live.start()
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, accept_downloads=True)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.set_default_timeout(30000)
+    yield opened
+    context.close()
+    assert errors == [], errors  # no script error on any page
+
+
+def start(page: Any, server: LiveServer, game: str, opponent: str, seat: str = "0") -> str:
+    """Open the new game page, choose, start; the game id."""
+    page.goto(f"{server.url}/new/{game}")
+    page.select_option("select[name=opponent]", opponent)
+    page.select_option("select[name=seat]", seat)
+    for name, value in SMALL[game].items():
+        page.fill(f"input[name={name}]", value)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/play/*")
+    page.wait_for_selector("svg.board")
+    return str(page.url.rsplit("/", 1)[1])
+
+
+def state_of(page: Any, server: LiveServer, game_id: str) -> dict[str, Any]:
+    answer: dict[str, Any] = page.request.get(f"{server.url}/api/games/{game_id}").json()
+    return answer
+
+
+def wait_for(page: Any, server: LiveServer, game_id: str, ready: Any) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while True:
+        state = state_of(page, server, game_id)
+        if ready(state):
+            return state
+        assert time.monotonic() < deadline, f"gave up waiting at {state['position']}"
+        page.wait_for_timeout(100)
+
+
+def settled(page: Any, server: LiveServer, game_id: str) -> dict[str, Any]:
+    """The state once a person is to act or the game is over, as the page shows it."""
+    state = wait_for(page, server, game_id, lambda s: s["outcome"] is not None or s["human_to_act"])
+    # The page has caught up when it shows the same ply, waiting for a person.
+    ready = "true" if state["outcome"] is None else "false"
+    page.wait_for_selector(f'#play[data-ply="{state["ply"]}"][data-ready="{ready}"]')
+    return state
+
+
+def click_action(page: Any, entry: dict[str, Any]) -> None:
+    """Play a legal action the way a person does: click its places, or its button."""
+    if not entry["places"]:
+        page.click(f'#buttons button[data-action="{entry["action"]}"]')
+        return
+    for place in entry["places"]:
+        page.click(f'#board [data-place="{place}"]')
+
+
+def play_by_clicking(
+    page: Any, server: LiveServer, game_id: str, rng: random.Random
+) -> dict[str, Any]:
+    state = settled(page, server, game_id)
+    while state["outcome"] is None:
+        entry = rng.choice(state["legal"])
+        ply = state["ply"]
+        click_action(page, entry)
+        if any(
+            other["places"][: len(entry["places"])] == entry["places"]
+            and len(other["places"]) > len(entry["places"])
+            for other in state["legal"]
+        ):  # the places also begin a longer action: the last click again confirms it
+            page.click(f'#board [data-place="{entry["places"][-1]}"]')
+        moved = wait_for(page, server, game_id, lambda s, ply=ply: s["ply"] > ply)
+        assert moved["moves"], moved
+        state = settled(page, server, game_id)
+    page.wait_for_selector("#status.over")
+    return state
+
+
+@pytest.mark.parametrize("game", ["jinli", "linja", "galatjang"])
+def test_a_whole_game_against_the_ai_by_clicking(page: Any, server: LiveServer, game: str) -> None:
+    game_id = start(page, server, game, "easy")
+    if SHOTS:
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(Path(SHOTS) / f"{game}.png"))
+    state = play_by_clicking(page, server, game_id, random.Random(game))
+    status = page.inner_text("#status")
+    assert state["outcome"]["sentence"] in status
+    moves = page.inner_text("#moves")
+    for turn in state["moves"]:
+        assert " ".join(turn["actions"]) in moves
+
+
+def test_two_people_on_one_screen(page: Any, server: LiveServer) -> None:
+    game_id = start(page, server, "galatjang", "human")
+    state = state_of(page, server, game_id)
+    assert all(seat["human"] for seat in state["seats"])
+    final = play_by_clicking(page, server, game_id, random.Random(1))
+    assert final["outcome"] is not None
+    assert {turn["player"] for turn in final["moves"]} == {0, 1}
+
+
+def test_undo_hint_typed_actions_and_an_illegal_click(page: Any, server: LiveServer) -> None:
+    game_id = start(page, server, "galatjang", "easy")
+    state = settled(page, server, game_id)
+    # An illegal click: a pit of North's is not South's to sow.
+    page.click('#board [data-place="n1"]')
+    assert "cannot be played now" in page.inner_text("#message")
+    assert state_of(page, server, game_id)["ply"] == 0
+    # A typed action that is not legal is refused with the engine's reason.
+    page.fill("#typed-action", "s9")
+    page.press("#typed-action", "Enter")
+    page.wait_for_function("document.getElementById('message').textContent.includes('s9')")
+    assert state_of(page, server, game_id)["ply"] == 0
+    # The hint names a legal action and lights its pit.
+    page.click("#hint-button")
+    page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint:')")
+    assert page.locator("#board [data-place].hinted").count() == 1
+    # A typed legal action plays; the AI answers; undo takes both back.
+    page.fill("#typed-action", "s1")
+    page.press("#typed-action", "Enter")
+    wait_for(page, server, game_id, lambda s: s["ply"] >= 1)
+    state = settled(page, server, game_id)
+    if state["outcome"] is None:
+        page.click("#undo")
+        back = wait_for(page, server, game_id, lambda s: s["ply"] == 0)
+        assert back["human_to_act"]
+        page.wait_for_function(
+            "document.getElementById('message').textContent.includes('Taken back')"
+        )
+
+
+def test_download_upload_and_review(page: Any, server: LiveServer, tmp_path: Path) -> None:
+    game_id = start(page, server, "galatjang", "easy")
+    final = play_by_clicking(page, server, game_id, random.Random(2))
+    with page.expect_download() as download:
+        page.click("#download-text")
+    saved = tmp_path / "game.txt"
+    download.value.save_as(saved)
+    text = saved.read_text()
+    assert all(a in text for turn in final["moves"] for a in turn["actions"])
+    page.goto(f"{server.url}/")
+    page.set_input_files("input[name=record]", str(saved))
+    page.click("form.upload button")
+    page.wait_for_url("**/review/*")
+    page.wait_for_function(
+        "document.getElementById('review-status').textContent.startsWith('Reviewed')",
+        timeout=120000,
+    )
+    assert page.locator("#graph svg").count() == 1
+    page.click("#first")
+    assert page.inner_text("#where") == "start"
+    page.click("#next")
+    assert "after action 1" in page.inner_text("#where")
+    first = final["moves"][0]["actions"][0]
+    assert first in page.inner_text("#notes")
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / "review.png"), full_page=True)
+
+
+def test_rules_pages_draw_their_diagrams(page: Any, server: LiveServer) -> None:
+    for game in ("jinli", "linja", "galatjang"):
+        page.goto(f"{server.url}/rules/{game}")
+        assert page.locator("svg.board").count() >= 2
+        assert page.locator("table.options tr").count() > 2
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / "rules.png"))
+
+
+def test_a_game_survives_the_server_being_killed(page: Any, tmp_path: Path) -> None:
+    live = LiveServer(tmp_path / "games.sqlite3")
+    live.start()
+    try:
+        game_id = start(page, live, "linja", "easy")
+        rng = random.Random(4)
+        state = settled(page, live, game_id)
+        for _ in range(2):
+            entry = rng.choice(state["legal"])
+            ply = state["ply"]
+            click_action(page, entry)
+            wait_for(page, live, game_id, lambda s, ply=ply: s["ply"] > ply)
+            state = settled(page, live, game_id)
+        before = state
+        live.kill()
+        live.start()
+        page.goto(f"{live.url}/play/{game_id}")
+        after = settled(page, live, game_id)
+        assert after["ply"] == before["ply"]
+        assert after["position"] == before["position"]
+        final = play_by_clicking(page, live, game_id, rng)
+        assert final["outcome"] is not None
+    finally:
+        live.stop()
+
+
+def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    phone = context.new_page()
+    try:
+        phone.goto(f"{server.url}/new/galatjang")
+        phone.click("button[type=submit]")
+        phone.wait_for_selector("svg.board")
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390  # nothing sideways to scroll
+        phone.tap('#board [data-place="s2"]')
+        phone.wait_for_function("document.getElementById('moves').textContent.includes('s2')")
+        if SHOTS:
+            phone.screenshot(path=str(Path(SHOTS) / "phone.png"), full_page=True)
+    finally:
+        context.close()
