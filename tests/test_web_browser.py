@@ -115,7 +115,7 @@ def play_by_clicking(
         entry = rng.choice(state["legal"])
         ply = state["ply"]
         click_action(page, entry)
-        if any(
+        if entry["places"] and any(
             other["places"][: len(entry["places"])] == entry["places"]
             and len(other["places"]) > len(entry["places"])
             for other in state["legal"]

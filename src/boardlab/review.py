@@ -2,10 +2,10 @@
 value of the action played and what it lost, marked as an inaccuracy, a mistake or a
 blunder.
 
-Where a solver reaches the position (Linja with its table, Galatjang endgames) the values
-are exact: points for the player to act. A drop of the result by one class (a win to a
-draw, a draw to a loss) is a mistake, by two (a win to a loss) a blunder, and points
-given away within the same result an inaccuracy.
+Where a solver reaches the position (a game solved whole, with its table, or an endgame
+within a solver's reach) the values are exact: points for the player to act. A drop of
+the result by one class (a win to a draw, a draw to a loss) is a mistake, by two (a win
+to a loss) a blunder, and points given away within the same result an inaccuracy.
 
 Elsewhere an agent evaluates each position once, as chess reviewers do: the best value is
 the agent's value of the position before the action (-1..1 for the player to act), the

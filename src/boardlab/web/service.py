@@ -352,6 +352,7 @@ def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict
         "name": game.name,
         "options": game.option_assignments(),
         "ply": len(record),
+        "revision": stored.revision,
         "players": list(game.players),
         "colours": list(game.colours),
         "seats": [

@@ -72,6 +72,8 @@ class GameRow(Base):
     length: Mapped[int] = mapped_column(Integer, default=0)
     #: ``*`` while the game goes on, then the winner's name or ``draw``.
     result: Mapped[str] = mapped_column(String(32), default="*")
+    #: Changes so far (actions, undos, resignations): pages show the newest state only.
+    revision: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
@@ -114,6 +116,7 @@ class StoredGame:
     actions: tuple[str, ...]
     result: str
     updated: datetime
+    revision: int
 
 
 def default_url() -> str:
@@ -206,6 +209,7 @@ class Store:
                 row.length = ply + 1
                 row.result = result
                 row.updated = now()
+                row.revision += 1
         except IntegrityError:
             raise StaleError(_stale(ply + 1, ply)) from None
 
@@ -220,6 +224,7 @@ class Store:
                 delete(ActionRow).where(ActionRow.game_id == game_id, ActionRow.ply >= length)
             )
             row.length, row.resigned, row.result, row.updated = length, None, "*", now()
+            row.revision += 1
 
     def resign(self, game_id: str, ply: int, player: int, result: str) -> None:
         with self.session() as session:
@@ -227,6 +232,7 @@ class Store:
             if row.length != ply or row.resigned is not None:
                 raise StaleError(_stale(row.length, ply))
             row.resigned, row.result, row.updated = player, result, now()
+            row.revision += 1
 
     def games_of(self, owner: str, limit: int = 200) -> list[StoredGame]:
         """The games a browser made, the latest first (without their actions)."""
@@ -277,6 +283,7 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
         actions=actions,
         result=row.result,
         updated=row.updated,
+        revision=row.revision,
     )
 
 

@@ -70,7 +70,8 @@ function show(next) {
   // States may arrive twice (the answer and the socket); a state never goes back
   // unless the game was undone (a smaller ply with fewer moves).
   animating = animating.then(async () => {
-    if (next.ply === state.ply && next.thinking === state.thinking && next.svg === state.svg) return;
+    if (next.revision < state.revision) return; // an answer overtaken by a newer change
+    if (next.revision === state.revision && next.thinking === state.thinking && next.trouble === state.trouble) return;
     const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
     const notes = fresh ? next.last.notes.filter((n) => n.ply >= state.ply) : [];
     if (next.ply !== state.ply) {

@@ -26,6 +26,7 @@ def upgrade() -> None:
         sa.Column("resigned", sa.Integer(), nullable=True),
         sa.Column("length", sa.Integer(), nullable=False),
         sa.Column("result", sa.String(32), nullable=False),
+        sa.Column("revision", sa.Integer(), nullable=False),
         sa.Column("created", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated", sa.DateTime(timezone=True), nullable=False),
     )
