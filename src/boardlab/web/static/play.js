@@ -142,7 +142,7 @@ function renderStatus() {
   }
   if (!seat.human) {
     status.innerHTML = "";
-    status.append(dot(state.colours[state.to_act]), `${cap(player)} (${seat.label}) is thinking`);
+    status.append(dot(state.colours[state.to_act]), `${cap(player)}, the AI (${seat.spec}), is thinking`);
     const dots = document.createElement("span");
     dots.className = "thinking";
     dots.textContent = "…";
