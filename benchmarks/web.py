@@ -1,8 +1,10 @@
 """The web app's speed as a player feels it, in Debian's Chromium driven by Playwright:
 
 * page load: opening a game page until its board is clickable;
-* click to move shown: a click on a Galatjang pit until the page shows the new position
-  (the request, the engine's check, the database commit and the redraw);
+* click to answer: a click on a Galatjang pit until the server's answer has arrived (the
+  request, the engine's check, the database commit);
+* click to move shown: the same click until the page shows the new position, the sowing
+  animated seed by seed (140 ms a seed);
 * the AI's answer at each level: from the start of a game in which the AI moves first
   until its action is stored (the worker process, the search, the commit).
 
@@ -54,14 +56,18 @@ def main() -> None:
                 page.wait_for_selector('#play[data-ready="true"]')
                 loads.append(time.perf_counter() - start)
             rows.append(row("page load (game page until clickable)", loads))
-            clicks = []
+            answers, clicks = [], []
             for _ in range(args.samples):
                 game_id = create(page, server, "galatjang", "human", "0")
                 page.wait_for_selector('#play[data-ready="true"]')
                 start = time.perf_counter()
-                page.click('#board [data-place="s1"]')
+                with page.expect_response(lambda r: r.url.endswith("/play")) as answer:
+                    page.click('#board [data-place="s1"]')
+                answer.value.finished()
+                answers.append(time.perf_counter() - start)
                 page.wait_for_selector('#play[data-ply="1"]')
                 clicks.append(time.perf_counter() - start)
+            rows.append(row("click to the server's answer (checked and committed)", answers))
             rows.append(row("click to move shown (Galatjang sowing, animation included)", clicks))
             for game in boardlab.game_ids():
                 for level in levels(boardlab.new_game(game)):

@@ -4,6 +4,7 @@ turn's places marked and the targets dotted."""
 
 from __future__ import annotations
 
+import math
 import random
 import xml.etree.ElementTree as ET
 from itertools import pairwise
@@ -11,7 +12,7 @@ from itertools import pairwise
 import pytest
 
 import boardlab
-from boardlab.ui.svg import board_svg, describe
+from boardlab.ui.svg import NEUTRAL, SURFACE, board_svg, describe
 from support import random_game
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -66,3 +67,67 @@ def test_names_and_labels_are_escaped() -> None:
     assert (
         "<script>" not in svg and ET.fromstring(svg).attrib["aria-label"] == '<script>"x"</script>'
     )
+
+
+# How people with each kind of dichromacy see a colour: Machado, Oliveira and Fernandes
+# (2009), severity 1, applied to linear RGB.
+DICHROMACY = {
+    "typical": ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
+    "protanopia": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+    "deuteranopia": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.011820, 0.042940, 0.968881),
+    ),
+    "tritanopia": (
+        (1.255528, -0.076749, -0.178779),
+        (-0.078411, 0.930809, 0.147602),
+        (0.004733, 0.691367, 0.303900),
+    ),
+}
+
+
+def seen_as_lab(colour: str, vision: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of a CSS hex colour as ``vision`` sees it."""
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    rgb = [linear(int(colour[i : i + 2], 16) / 255) for i in (1, 3, 5)]
+    rgb = [
+        min(1.0, max(0.0, sum(m * c for m, c in zip(row, rgb, strict=True))))
+        for row in DICHROMACY[vision]
+    ]
+    x = (0.4124 * rgb[0] + 0.3576 * rgb[1] + 0.1805 * rgb[2]) / 0.95047
+    y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+    z = (0.0193 * rgb[0] + 0.1192 * rgb[1] + 0.9505 * rgb[2]) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def difference(a: str, b: str, vision: str) -> float:
+    """CIE76 colour difference; about 2 is just noticeable, above 20 plainly different."""
+    return math.dist(seen_as_lab(a, vision), seen_as_lab(b, vision))
+
+
+def test_the_colour_model_tells_red_from_green_only_for_typical_vision() -> None:
+    assert difference("#ff0000", "#00a000", "typical") > 80
+    assert difference("#d62728", "#2ca02c", "deuteranopia") < 20  # the classic clash
+
+
+@pytest.mark.parametrize("game_id", boardlab.game_ids())
+@pytest.mark.parametrize("vision", DICHROMACY)
+def test_colour_blind_players_tell_the_pieces_apart(game_id: str, vision: str) -> None:
+    first, second = boardlab.new_game(game_id).colours
+    assert difference(first, second, vision) > 25
+    for piece in (first, second):
+        assert difference(piece, NEUTRAL, vision) > 20  # a stone is nobody's
+        for surface in SURFACE.values():
+            assert difference(piece, surface, vision) > 20  # on every kind of place

@@ -269,6 +269,21 @@ def test_perfect_without_a_solver_says_why(http: Any) -> None:
     assert "perfect" in answer.text
 
 
+def test_a_level_that_cannot_play_says_so_on_the_form(
+    http: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Linja's perfect player needs its table: with none in the table folder the form
+    # marks the level and names the command that builds it; with Galatjang it is ready.
+    monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path / "no-tables"))
+    page = http.get("/new/linja").text
+    assert "table (not ready, see below)</option>" in page
+    assert "Perfect: no Linja table for these rules" in page
+    assert "<code>boardlab solve linja</code>" in page
+    page = http.get("/new/galatjang").text
+    assert "not ready" not in page
+    assert "perfect: exact play" in page
+
+
 @pytest.mark.parametrize(
     "path", ["/play/nope", "/review/nope", "/rules/chess", "/new/chess", "/nowhere"]
 )

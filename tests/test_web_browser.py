@@ -261,3 +261,76 @@ def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
             phone.screenshot(path=str(Path(SHOTS) / "phone.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_a_sowing_is_shown_seed_by_seed(page: Any, server: LiveServer) -> None:
+    game_id = start(page, server, "galatjang", "human")
+    before = settled(page, server, game_id)
+    # Every place the board lights while a move is shown, with the count it shows then.
+    page.evaluate(
+        """() => {
+          window.trail = [];
+          new MutationObserver((changes) => {
+            for (const change of changes) {
+              const place = change.target;
+              if (place.classList.contains("trail") && !change.oldValue?.includes("trail"))
+                window.trail.push([place.dataset.place,
+                                   place.querySelector("text.count")?.textContent ?? ""]);
+            }
+          }).observe(document.getElementById("board"),
+                     {subtree: true, attributes: true, attributeFilter: ["class"],
+                      attributeOldValue: true});
+        }"""
+    )
+    pit = "s1"
+    start_counts = {
+        name: int(count)
+        for name, count in page.evaluate(
+            """() => [...document.querySelectorAll('#board [data-place]')].map(
+                 (p) => [p.dataset.place, p.querySelector('text.count')?.textContent ?? ''])"""
+        )
+        if count.isdigit()
+    }
+    lifted = int(page.text_content(f'#board [data-place="{pit}"] text.count') or "")
+    page.click(f'#board [data-place="{pit}"]')
+    wait_for(page, server, game_id, lambda s: s["ply"] > before["ply"])
+    after = settled(page, server, game_id)
+    trail = page.evaluate("window.trail")
+    notes = [n for n in after["last"]["notes"] if n["ply"] >= before["ply"] and n["places"]]
+    # The board walks through exactly the places the engine's narration names, in order.
+    assert [name for name, _ in trail] == [p for n in notes for p in n["places"]]
+    sowing = notes[0]
+    assert sowing["sows"] and sowing["places"][0] == pit
+    # One place per seed: the pit is emptied, then each seed lands in the next place.
+    assert len(sowing["places"]) == lifted + 1
+    assert trail[0] == [pit, "0"]
+    counts = {pit: 0}
+    for name, count in trail[1 : lifted + 1]:
+        counts[name] = counts.get(name, start_counts.get(name, 0)) + 1
+        assert count in ("", str(counts[name])), (name, count, counts)
+
+
+def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) -> None:
+    game_id = start(page, server, "linja", "human")
+    state = settled(page, server, game_id)
+
+    def tab_to(selector: str) -> str:
+        """Press Tab until the focus is on ``selector`` inside the board; its place."""
+        for _ in range(60):
+            page.keyboard.press("Tab")
+            name = page.evaluate(
+                f"document.activeElement.matches('#board {selector}') && "
+                "document.activeElement.dataset.place"
+            )
+            if name:
+                return str(name)
+        raise AssertionError(f"Tab never reached {selector}")
+
+    first = tab_to("[data-place].selectable")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f'#board [data-place="{first}"].selected')
+    target = tab_to("[data-place].target")
+    page.keyboard.press("Enter")
+    played = wait_for(page, server, game_id, lambda s: s["ply"] == state["ply"] + 1)
+    assert played["moves"][0]["actions"] == [f"{first}-{target}"]
+    assert f"{first}-{target}" in [a["action"] for a in state["legal"]]

@@ -59,6 +59,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     service = GameService(store, workers)
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["games"] = pages.catalogue
+    templates.env.filters["prose"] = pages.prose
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -9,8 +9,10 @@ import importlib.resources
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
+
+from markupsafe import Markup
 
 import boardlab
 from boardlab.core.errors import BoardlabError, OptionError
@@ -95,13 +97,32 @@ class NewGameForm:
         names = {
             "beginner": "beginner: plays almost at random",
             "easy": "easy: takes what it sees",
-            "medium": "medium: a few seconds of search",
-            "hard": "hard: a strong search",
-            "expert": "expert: the strongest search",
+            "medium": "medium: a short search",
+            "hard": "hard: a deeper search",
+            "expert": "expert: the strongest search, a few seconds a move",
             "perfect": "perfect: exact play from the solver's table",
         }
-        found = [(name, names.get(name, name)) for name in levels(self.game)]
+        found = []
+        for name in levels(self.game):
+            label = names.get(name, name)
+            if name in self.unready:
+                label += " (not ready, see below)"
+            found.append((name, label))
         return [(HUMAN, "a friend on this screen"), *found]
+
+    @cached_property
+    def unready(self) -> dict[str, str]:
+        """Why a level cannot play the game with the default options (the perfect
+        player without its table names the command that builds it)."""
+        from boardlab.ai import make_agent
+
+        reasons = {}
+        for name in levels(self.game):
+            try:
+                make_agent(name, None, self.game).check(self.game)
+            except BoardlabError as error:
+                reasons[name] = str(error)
+        return reasons
 
     def read(self, values: Mapping[str, str]) -> Setup:
         """The options and seats the form asks for; an OptionError or BoardlabError says
@@ -219,6 +240,14 @@ def card_text(game: Game[Any]) -> str:
         return (importlib.resources.files(package) / "card.md").read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
         return ""
+
+
+def prose(text: str) -> Markup:
+    """A message in markdown's inline syntax (commands in backticks) as HTML, any HTML
+    in it escaped."""
+    from markdown_it import MarkdownIt
+
+    return Markup(MarkdownIt("commonmark", {"html": False}).renderInline(text))
 
 
 #: A fenced block of the card.

@@ -281,11 +281,5 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         if outcome is not None:
             lines.append(f"Game over ({outcome.reason}): {outcome.winner_name}")
         else:
-            doing = {
-                OPENING: "opening move",
-                FOLLOW_UP: f"follow-up of {state.steps} rows",
-                BONUS: "bonus move (or pass)",
-            }[state.phase]
-            extra = " in the extra turn" if state.extra else ""
-            lines.append(f"{self.players[state.side].capitalize()} to play: {doing}{extra}")
+            lines.append(f"{self.players[state.side].capitalize()} to play: {present.due(state)}")
         return "\n".join(lines)

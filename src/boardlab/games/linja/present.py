@@ -29,13 +29,13 @@ ZONES = {0: "black start, red goal", ROWS - 1: "red start, black goal"}
 
 
 def due(state: LinjaState) -> str:
-    """The phase in words: ``opening move``, ``follow-up of 3 rows``, ``bonus move (or
-    pass)``, ``... of the extra turn``."""
+    """The phase in words: ``opening move``, ``follow-up of 3 rows``, ``bonus move of 1
+    row (or pass)``, ``... of the extra turn``."""
     extra = " of the extra turn" if state.extra else ""
     if state.phase == OPENING:
         return f"opening move{extra}"
     if state.phase == BONUS:
-        return "bonus move (or pass)"
+        return "bonus move of 1 row (or pass)"
     return f"follow-up of {plural(state.steps, 'row')}{extra}"
 
 

@@ -61,8 +61,11 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "state") show(message.state);
   };
-  socket.onclose = () => setTimeout(connect, 1500);
-  setInterval(() => socket.readyState === 1 && socket.send('{"type":"ping"}'), 25000);
+  const ping = setInterval(() => socket.readyState === 1 && socket.send('{"type":"ping"}'), 25000);
+  socket.onclose = () => {
+    clearInterval(ping);
+    setTimeout(connect, 1500);
+  };
 }
 
 // ------------------------------------------------------------------ showing a state
@@ -109,8 +112,11 @@ function render() {
   // The ply and whether the page waits for someone are in the page for tests and tools.
   root.dataset.ply = state.ply;
   root.dataset.ready = String(state.human_to_act && !busy);
+  // The board is drawn afresh; a keyboard player keeps their place in it.
+  const focused = document.activeElement?.closest?.("#board [data-place]")?.dataset.place;
   $("board").innerHTML = state.svg;
   decorate();
+  if (focused !== undefined) refocus(focused);
   renderStatus();
   renderPlayers();
   renderButtons();
@@ -151,7 +157,13 @@ function renderStatus() {
   }
   const whose = state.seats.every((s) => s.human) ? cap(player) : `Your turn, ${cap(player)}`;
   status.innerHTML = "";
-  status.append(dot(state.colours[state.to_act]), `${whose}: ${state.due}`);
+  // What is due stands out: a several-action turn says which part comes now and how
+  // far it reaches (a follow-up of 3 rows, a bonus move).
+  const due = document.createElement("span");
+  due.className = "due";
+  due.id = "due";
+  due.textContent = state.due;
+  status.append(dot(state.colours[state.to_act]), `${whose}:`, due);
   if (selected.length) status.append(` — ${selected.join(" → ")} …`);
 }
 
@@ -283,6 +295,13 @@ function decorate() {
       place.append(ring);
     }
   }
+}
+
+function refocus(name) {
+  // The same place if it can still be clicked, else the first that can.
+  const board = $("board");
+  const same = board.querySelector(`[data-place="${CSS.escape(name)}"][tabindex]`);
+  (same || board.querySelector("[data-place][tabindex]"))?.focus();
 }
 
 function click(name) {
