@@ -217,6 +217,64 @@ def test_linja_position_without_twelve_pieces_each_is_impossible(text):
     assert repr(text) in message(excinfo)
 
 
+@pytest.mark.parametrize(
+    ("game_id", "options", "text", "why"),
+    [
+        # 10 stones each by default: 11 in one supply, or 21 on the board and in supply
+        ("jinli", {}, "Y5Y/7/7/7/7/7/R5R r m 11/9 0/0 0 0", "11 stones in supply, more than"),
+        ("jinli", {}, "Y5Y/7/7/3o3/7/7/R5R r m 10/10 0/0 0 1", "more than the 20 of the game"),
+        # blocked pits arise only when a later round cannot be filled
+        ("galatjang", {"rounds": 2}, "6,6,6,6,6,x/6,6,6,6,6,6 0/6 s 1 0", "blocked (x) in round 1"),
+        # 6 pits x 6 seeds x 2 = 72 seeds in the game
+        ("galatjang", {}, "6,6,6,6,6,6/6,6,6,6,6,6 1/0 s 1 0", "73 seeds in pits and stores"),
+        ("galatjang", {"seeds": 2}, "2,2,2/2,2,2 1/0 s 1 0", "13 seeds in pits and stores"),
+        # a bonus is earned by entering the goal: black has no piece in row 7
+        ("linja", {}, "6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b b 0 5", "no piece in the goal"),
+        # TURNS 0 and a follow-up due, but no opening has been made
+        ("linja", {}, "6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b f2 0 0", "first turn"),
+        # an opening into the goal earns a bonus only with bonus_after_opening
+        ("linja", {}, "6,1,1,1,1,1,0,1/0,1,1,1,1,1,1,6 b b 0 0", "first turn"),
+        ("linja", {"ruleset": "extra-turn"}, "6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o+ 0 0", "first"),
+    ],
+)
+def test_a_position_no_game_can_reach_is_refused_with_the_reason(game_id, options, text, why):
+    with pytest.raises(boardlab.InvalidNotationError) as excinfo:
+        boardlab.new_game(game_id, **options).from_position_string(text)
+    assert repr(text) in message(excinfo) and why in message(excinfo)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "options", "text"),
+    [
+        # fewer pieces than the game has is a study, not an impossibility
+        ("jinli", {}, "Y5Y/7/7/3o3/7/7/R5R r m 3/2 0/0 0 1"),
+        ("galatjang", {}, "0,0,3,0,0,0/0,1,0,0,0,0 0/0 s 1 30"),
+        # a blocked pit in a later round; the first turn's own steps
+        ("galatjang", {"rounds": 2}, "6,6,6,6,6,x/6,6,6,6,6,6 0/6 s 2 0"),
+        ("linja", {}, "5,2,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b f2 0 0"),
+        ("linja", {"bonus_after_opening": True}, "6,1,1,1,1,1,0,1/0,1,1,1,1,1,1,6 b b 0 0"),
+        ("linja", {"first": "red"}, "6,1,1,1,1,1,1,0/0,1,1,1,1,1,2,5 r f2 0 0"),
+    ],
+)
+def test_a_position_a_game_or_a_study_can_reach_is_accepted(game_id, options, text):
+    position = boardlab.new_game(game_id, **options).from_position_string(text)
+    assert position.position_string() == text
+
+
+def test_every_step_of_the_first_turn_is_a_position_string_that_reads_back() -> None:
+    for options in ({}, {"bonus_after_opening": True}, {"ruleset": "extra-turn", "first": "red"}):
+        game = boardlab.new_game("linja", **options)
+        todo, seen = [game.initial()], 0
+        while todo:
+            position = todo.pop()
+            if position.state.turns == 0:
+                text = position.position_string()
+                assert game.from_position_string(text).position_string() == text
+                seen += 1
+                todo.extend(position.play(a) for a in position.legal_action_strings())
+        assert seen > 5
+
+
 def test_finished_single_round_is_a_possible_galatjang_position():
     # the same swept board is fine when it is the end of the match
     game = boardlab.new_game("galatjang")

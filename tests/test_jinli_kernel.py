@@ -112,18 +112,19 @@ def test_playout_of_a_finished_game_plays_nothing() -> None:
 
 
 def test_max_legal_bounds_the_widest_phases() -> None:
-    game = boardlab.new_game("jinli", recycle=True)
+    game = boardlab.new_game("jinli", recycle=True, stones=22)
     out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
     p = kernel.params(game)
-    # 45 stones around four koi: a give of any of them; 45 empty squares: a drop anywhere.
+    # All 44 stones of the largest game around four koi: a give of any of them; 45 empty
+    # squares: a drop anywhere.
     wide = [
-        "ooooooo/ooooooo/ooooooo/ooYoYoo/ooooooo/ooRoRoo/ooooooo r g 0/0 0/0 0 3",
-        "7/7/7/2Y1Y2/7/2R1R2/7 y d 5/5 0/0 0 3",
+        ("oooooo1/ooooooo/ooooooo/ooYoYoo/ooooooo/ooRoRoo/ooooooo r g 0/0 0/0 0 44", 44),
+        ("7/7/7/2Y1Y2/7/2R1R2/7 y d 5/5 0/0 0 3", 45),
     ]
-    for text in wide:
+    for text, actions in wide:
         state = game.parse_state(text)
         count = kernel.legal(kernel.encode(game, state), p, out)
-        assert count == len(game.legal_actions(state)) == 45 <= kernel.MAX_LEGAL
+        assert count == len(game.legal_actions(state)) == actions <= kernel.MAX_LEGAL
 
 
 def test_bit_helpers() -> None:

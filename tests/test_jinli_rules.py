@@ -231,7 +231,7 @@ def test_koi_cannot_be_jumped():
     ],
 )
 def test_jump_needs_an_empty_landing_square(board):
-    position = at(f"{board} r m 9/10 0/0 0 2")
+    position = at(f"{board} r m 8/10 0/0 0 2")
     assert moves_from(position, "a1") == {"a1-a2", "a1-b1"}
 
 

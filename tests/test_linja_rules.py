@@ -400,11 +400,11 @@ def test_extra_turn_empty_means_empty_just_before_the_follow_up():
 
 
 def test_extra_turn_opening_into_the_goal_in_the_extra_turn_gives_f1_plus():
-    position = extra().from_position_string("6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o+ 0 0")
+    position = extra().from_position_string("6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o+ 0 3")
     position = position.play("6-7")
-    assert position.position_string() == "6,1,1,1,1,1,0,1/0,1,1,1,1,1,1,6 b f1+ 0 0"
+    assert position.position_string() == "6,1,1,1,1,1,0,1/0,1,1,1,1,1,1,6 b f1+ 0 3"
     position = position.play("5-6")
-    assert position.position_string() == "6,1,1,1,1,0,1,1/0,1,1,1,1,1,1,6 r o 0 1"
+    assert position.position_string() == "6,1,1,1,1,0,1,1/0,1,1,1,1,1,1,6 r o 0 4"
 
 
 def test_extra_turn_pass_without_opening_ends_the_turn_and_is_not_a_pass_turn():

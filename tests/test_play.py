@@ -988,7 +988,7 @@ JINLI_OVER = """\
    1 [.] .  Y  .  .  .  R  1
       a  b  c  d  e  f  g
    Red     3 points, 10 stones in supply
-   Yellow  2 points, 10 stones in supply
+   Yellow  2 points, 9 stones in supply
    game over after 7 turns, target 3 points
 """
 
@@ -1037,7 +1037,7 @@ BOARDS = [
         "d2-c1 @f2",
         JINLI_BOARD,
     ),
-    ("jinli", {"target": 3}, "7/7/7/7/3Y3/1o5/R1Y3R r m 10/10 2/2 0 6", "a1-c3", JINLI_OVER),
+    ("jinli", {"target": 3}, "7/7/7/7/3Y3/1o5/R1Y3R r m 10/9 2/2 0 6", "a1-c3", JINLI_OVER),
     ("linja", {}, "6,1,1,4,0,0,0,0/0,1,1,2,2,1,0,5 b o 0 8", "0-1 0-2", LINJA_BOARD),
     (
         "galatjang",
@@ -1067,7 +1067,7 @@ def test_a_full_row_is_labelled_and_a_finished_board_has_no_turn_mark() -> None:
     assert sum(row.rstrip().endswith("full") for row in rows) == 1
     over = boardlab.new_game("jinli", target=3)
     finished, _ = played(
-        over.from_position_string("7/7/7/7/3Y3/1o5/R1Y3R r m 10/10 2/2 0 6"), "a1-c3"
+        over.from_position_string("7/7/7/7/3Y3/1o5/R1Y3R r m 10/9 2/2 0 6"), "a1-c3"
     )
     assert finished.is_over()
     assert " > " not in render(finished)
@@ -1216,7 +1216,7 @@ def test_jinli_narration_of_points_and_of_a_give_back(tmp_path: Path) -> None:
     plain = before.play("g1-f2")
     assert explain(before, before.parse_action("g1-f2"), plain) == ["Red swims g1-f2."]
     jump = boardlab.new_game("jinli", target=3).from_position_string(
-        "7/7/7/7/3Y3/1o5/R1Y3R r m 10/10 2/2 0 6"
+        "7/7/7/7/3Y3/1o5/R1Y3R r m 10/9 2/2 0 6"
     )
     assert explain(jump, jump.parse_action("a1-c3"), jump.play("a1-c3")) == [
         "Red jumps a1-c3, next to 1 koi: +1 (now 3)."

@@ -57,7 +57,8 @@ def random_position(
     blocked: int = 0,
 ) -> GalatjangState:
     """A position with ``seeds`` seeds scattered over the pits (``blocked`` pits of
-    random sides blocked), random stores and side to act, that is not over."""
+    random sides blocked), random stores (no more seeds than the game has) and side to
+    act, that is not over."""
     pits = game.pits
     while True:
         cells = [0] * (2 * pits)
@@ -66,10 +67,10 @@ def random_position(
         open_pits = [k for k in range(2 * pits) if cells[k] == 0]
         for _ in range(seeds):
             cells[rng.choice(open_pits)] += 1
-        text = (
-            f"{pits_text(cells)} {rng.randint(0, 30)}/{rng.randint(0, 30)} "
-            f"{rng.choice('sn')} {round_} {turns}"
-        )
+        room = 2 * pits * game.rules.seeds - seeds  # the stores hold what the pits do not
+        south = rng.randint(0, min(30, room))
+        north = rng.randint(0, min(30, room - south))
+        text = f"{pits_text(cells)} {south}/{north} {rng.choice('sn')} {round_} {turns}"
         state = game.from_position_string(text).state
         if game.outcome_of(state) is None:
             return state
@@ -101,7 +102,7 @@ def built(game: Galatjang, max_seeds: int, tmp_path: Path) -> GalatjangEndgame:
 
 @pytest.mark.parametrize(("pits", "max_seeds"), [(1, 9), (2, 8), (3, 6)])
 def test_every_table_entry_is_the_engine_minimax(pits: int, max_seeds: int, tmp_path: Path):
-    game = new_game(pits=pits)
+    game = new_game(pits=pits, seeds=10)  # room for 9 seeds in the pits and 9 in the stores
     solver = built(game, max_seeds, tmp_path)
     memo: dict[GalatjangState, int] = {}
     checked = 0
@@ -429,8 +430,9 @@ def test_out_of_reach_is_none_not_an_error(tmp_path: Path):
     first_round = game.from_position_string("1,0,1/0,1,0 10/10 s 1 3").state
     assert solver.value(first_round) is None and not solver.reach(first_round)
     assert solver.action_values(first_round) is None
-    many = game.from_position_string("9,9,9/9,9,9 0/0 s 2 0").state
-    assert GalatjangEndgame(game, search_seeds=20).value(many) is None
+    rich = new_game(pits=3, rounds=2, seeds=9)
+    many = rich.from_position_string("9,9,9/9,9,9 0/0 s 2 0").state
+    assert GalatjangEndgame(rich, search_seeds=20).value(many) is None
     tight = GalatjangEndgame(game, budget=3)
     mid = game.from_position_string("2,1,3/1,2,1 0/0 s 2 0").state
     assert tight.value(mid) is None and not tight.reach(mid)
@@ -482,7 +484,7 @@ def test_solve_command_builds_verifies_and_analyze_reads_the_table(
     assert main(["solve", "galatjang", *small, "--max-seeds", "6", "--verify"]) == 0
     out = capsys.readouterr().out
     assert "building" not in out and "checksum verified" in out
-    position = "1,0,2/0,1,1 30/32 s 1 10"
+    position = "1,0,2/0,1,1 3/4 s 1 10"
     assert main(["analyze", "galatjang", *small, "--position", position]) == 0
     out = capsys.readouterr().out
     game = new_game(pits=3, seeds=2)

@@ -249,12 +249,14 @@ def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
         viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
     )
     phone = context.new_page()
+    sideways = "document.documentElement.scrollWidth"  # above 390: the page scrolls sideways
     try:
-        phone.goto(f"{server.url}/new/galatjang")
+        for path in ("/", "/rules/jinli", "/new/linja", "/new/galatjang"):
+            phone.goto(f"{server.url}{path}")
+            assert phone.evaluate(sideways) <= 390, path
         phone.click("button[type=submit]")
         phone.wait_for_selector("svg.board")
-        width = phone.evaluate("document.documentElement.scrollWidth")
-        assert width <= 390  # nothing sideways to scroll
+        assert phone.evaluate(sideways) <= 390
         phone.tap('#board [data-place="s2"]')
         phone.wait_for_function("document.getElementById('moves').textContent.includes('s2')")
         if SHOTS:

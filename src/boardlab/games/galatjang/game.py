@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from boardlab.core.board import ActionParts, Board, Note
+from boardlab.core.board import ActionParts, Board, Note, plural
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Game, Outcome
@@ -224,6 +224,19 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             round=read_int(round_, "ROUND", text, 1, self.rules.rounds),
             turns=read_int(turns, "TURNS", text, 0, 100_000),
         )
+        if state.round == 1 and BLOCKED in state.ring:
+            raise InvalidNotationError(
+                f"impossible galatjang position string {text!r}: a pit is blocked (x) in "
+                f"round 1; pits are blocked only when a later round cannot fill them"
+            )
+        seeds = sum(n for n in state.ring if n != BLOCKED)
+        most = 2 * len(south) * self.rules.seeds
+        if seeds > most:
+            raise InvalidNotationError(
+                f"impossible galatjang position string {text!r}: {seeds} seeds in pits and "
+                f"stores, more than the {most} of a game with {plural(len(south), 'pit')} a side "
+                f"(option seeds={self.rules.seeds})"
+            )
         if rules.round_over(state, self.rules) and rules.end_reason(state, self.rules) is None:
             raise InvalidNotationError(
                 f"impossible galatjang position string {text!r}: round {state.round} is over "

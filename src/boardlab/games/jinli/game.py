@@ -6,7 +6,7 @@ import re
 from types import MappingProxyType
 from typing import Any
 
-from boardlab.core.board import ActionParts, Board, Note
+from boardlab.core.board import ActionParts, Board, Note, plural
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Game, Outcome, flat_fields
@@ -265,6 +265,21 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                     f"impossible position string {text!r}: {self.players[player]} has "
                     f"{state.koi[player].bit_count()} koi ({letter}), every player has 2"
                 )
+        each = int(self.options["stones"])
+        on_board = state.stones.bit_count()
+        for player in (RED, YELLOW):
+            if state.supply[player] > each:
+                raise InvalidNotationError(
+                    f"impossible position string {text!r}: {self.players[player]} has "
+                    f"{plural(state.supply[player], 'stone')} in supply, more than the {each} each "
+                    f"player begins with (option stones)"
+                )
+        if on_board + sum(state.supply) > 2 * each:
+            raise InvalidNotationError(
+                f"impossible position string {text!r}: {plural(on_board, 'stone')} on the "
+                f"board and {sum(state.supply)} in supply, more than the {2 * each} of the game "
+                f"(option stones={each})"
+            )
         if state.phase == GIVE_DUE and not state.stones:
             raise InvalidNotationError(
                 f"impossible position string {text!r}: a give is due but no stone is on the board"
@@ -355,9 +370,8 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             lines.append(f" {rank + 1}  {' '.join(cells)}  {rank + 1}")
         lines.append(files)
         for side, label in ((RED, "Red"), (YELLOW, "Yellow")):
-            lines.append(
-                f"{label:<7}{state.score[side]:>3} points  {state.supply[side]:>2} stones in supply"
-            )
+            points, stones = plural(state.score[side], "point"), plural(state.supply[side], "stone")
+            lines.append(f"{label:<8}{points:<11}{stones} in supply")
         reason = rules.end_reason(state, self.rules)
         if reason is not None:
             outcome = self.outcome_of(state)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -232,6 +233,33 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             raise refuse("there is no bonus under ruleset=extra-turn")
         if state.phase == FOLLOW_UP and not self.legal_actions(state):
             raise refuse(f"no piece can make the follow-up of {state.steps} (it is forfeited)")
+        if state.phase == BONUS and not state.counts[state.side][rules.goal(state.side)]:
+            raise refuse(
+                f"a bonus is due but {self.players[state.side]} has no piece in the goal "
+                f"(row {rules.goal(state.side)}); a bonus is earned by entering it"
+            )
+        inside_a_turn = state.phase != OPENING or state.extra
+        if state.turns == 0 and inside_a_turn and state not in self._first_turn:
+            raise refuse(
+                "no turn is complete (TURNS 0), so this must be a step of the first "
+                "turn from the initial position, and it is not"
+            )
+
+    @cached_property
+    def _first_turn(self) -> frozenset[LinjaState]:
+        """Every position inside the game's first turn: the only ones with TURNS 0 and a
+        follow-up, bonus or extra turn due."""
+        seen: set[LinjaState] = set()
+        todo = [self.initial_state()]
+        while todo:
+            state = todo.pop()
+            if state.turns == 0 and state not in seen:
+                seen.add(state)
+                todo.extend(
+                    rules.apply(state, a, self.rules)
+                    for a in rules.legal_actions(state, self.rules)
+                )
+        return frozenset(seen)
 
     # ------------------------------------------------------------------ action strings
     def format_action(self, state: LinjaState, action: int) -> str:
