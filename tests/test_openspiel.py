@@ -115,6 +115,7 @@ def test_random_games_agree_with_boardlab(game_id: str, options: dict[str, Any])
             assert str(state) == position.position_string()
             assert state.observation_string(0) == state.information_state_string(1) == str(state)
             assert len(state.observation_tensor(1)) == size
+            assert state.observation_tensor(0) == pytest.approx(bl.observation(position.state))
             assert state.rewards() == state.returns() == [0.0, 0.0]
             legal = state.legal_actions()
             assert legal == list(position.legal_actions())
@@ -213,12 +214,13 @@ def test_clone_serialize_pickle_and_positions(game_id: str) -> None:
 def test_jinli_observation_tensor_spreads_the_bitboards() -> None:
     state = pyspiel.load_game("boardlab_jinli").new_initial_state()
     tensor = state.observation_tensor(0)
-    assert len(tensor) == 3 * 49 + 8
-    red, yellow, stones = tensor[:49], tensor[49:98], tensor[98:147]
+    assert len(tensor) == 3 * 49 + 10
+    red, yellow, stones = tensor[:49], tensor[49:98], tensor[98:147]  # Red to act: his first
     assert [i for i, bit in enumerate(red) if bit] == [0, 6]
     assert [i for i, bit in enumerate(yellow) if bit] == [42, 48]
     assert sum(stones) == 0
-    assert tensor[147:] == [0, 0, 10, 10, 0, 0, 0, 0]  # side phase supply score passes turns
+    # full supplies, no points, a swim due, no passes, no turns, Red to act
+    assert tensor[147:] == [1, 1, 0, 0, 1, 0, 0, 0, 0, 0]
 
 
 @pytest.mark.parametrize("game_id", GAMES)

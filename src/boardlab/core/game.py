@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
@@ -59,6 +59,15 @@ class Outcome:
         if self.winner is None:
             return 0.5
         return 1.0 if self.winner == player else 0.0
+
+
+class Feature(NamedTuple):
+    """One stretch of a game's observation vector: ``size`` numbers called ``name``,
+    whose ``meaning`` the game card's observation table repeats."""
+
+    name: str
+    size: int
+    meaning: str
 
 
 def flat_fields(value: Any) -> list[float]:
@@ -207,10 +216,16 @@ class Game(ABC, Generic[State]):
         return 0.9 * math.tanh((points[player] - points[1 - player]) / 10.0)
 
     def observation(self, state: State) -> list[float]:
-        """The state as a flat vector of numbers for learning agents (the OpenSpiel
-        observation tensor): by default every field of the state, nested tuples spread
-        out; a game with bitboards spreads them to one number a square."""
+        """The state as the player to act sees it, a flat vector of numbers for learning
+        agents (OpenSpiel, PettingZoo, Gymnasium), laid out as ``observation_layout``
+        says. The games scale every number into [0, 1]; by default (a game that declares
+        none) it is every field of the state as it is."""
         return flat_fields(state)
+
+    def observation_layout(self) -> tuple[Feature, ...]:
+        """The stretches of ``observation``, in order; their sizes add up to its length."""
+        size = len(self.observation(self.initial_state()))
+        return (Feature("fields", size, "every field of the state, in order"),)
 
     @classmethod
     def reason_words(cls, reason: str) -> str:

@@ -17,7 +17,8 @@ the end are 1/-1 for a win/loss and 0 for a draw, for OpenSpiel player p = board
 index p (the first of ``Game.players``). A player who acts several times in a row (a
 turn of several actions) is simply the current player for several actions. Observation
 and information state strings are the position string, which holds the whole state; the
-observation tensor is ``Game.observation``, a flat vector of the state's fields.
+observation tensor is ``Game.observation``: the player to act's view, numbers in [0, 1]
+laid out as ``Game.observation_layout`` says (documented in each game card).
 Serialization works (the position string is what is stored).
 
 pyspiel is imported only when a function of this module is first called, so the module

@@ -211,11 +211,13 @@ class GameService:
         task.add_done_callback(self.tasks.discard)
 
     async def _agent_turns(self, game_id: str) -> None:
+        thought = False  # pages were told the AI is thinking: tell them when it stops
         try:
             while True:
                 stored, record = await self.load(game_id)
                 if record.is_over() or Seat(stored.seats[record.position.to_act]).human:
                     return
+                thought = True
                 await self._broadcast(self.describe(stored, record))
                 answer = await self._think(stored, stored.seats[record.position.to_act])
                 self.trouble.pop(game_id, None)
@@ -227,10 +229,12 @@ class GameService:
         except Exception as error:  # the page says so, the log has the details
             log.exception("the agent of game %s could not play", game_id)
             self.trouble[game_id] = (time.monotonic(), f"the AI could not play: {error}")
+            thought = True
         finally:
             self.thinking.discard(game_id)
-            with contextlib.suppress(Exception):
-                await self._broadcast(await self.state(game_id))
+            if thought:
+                with contextlib.suppress(Exception):
+                    await self._broadcast(await self.state(game_id))
 
     async def _changed(self, game_id: str) -> dict[str, Any]:
         stored, record = await self.load(game_id)

@@ -8,7 +8,7 @@ from typing import Any
 from boardlab.core.board import ActionParts, Board, Note, plural
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
-from boardlab.core.game import Game, Outcome
+from boardlab.core.game import Feature, Game, Outcome
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
 from boardlab.games.galatjang import present, rules
@@ -285,6 +285,12 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
 
     def evaluate(self, state: GalatjangState, player: int) -> float:
         return present.evaluate(self, state, player)
+
+    def observation(self, state: GalatjangState) -> list[float]:
+        return present.observation(self, state)
+
+    def observation_layout(self) -> tuple[Feature, ...]:
+        return present.observation_layout(self)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: GalatjangState) -> str:

@@ -478,6 +478,31 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
     return _playout_general(s, p, g)
 
 
+def observation_size(pits: int) -> int:
+    """The length of ``observe``'s vector (``Galatjang.observation_layout``)."""
+    return 4 * pits + 5
+
+
+@njit(cache=True)
+def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+    """``Galatjang.observation`` of the position, number for number, written to ``out``."""
+    pits = (s.shape[0] - 5) // 2
+    me = s[2 * pits + 2]
+    total = 2 * pits * p[SEEDS]
+    for k in range(2):
+        side = me if k == 0 else 1 - me
+        first = 0 if side == SOUTH else pits + 1
+        for pit in range(pits):
+            n = s[first + pit]
+            out[k * pits + pit] = max(n, 0) / total
+            out[2 * pits + 2 + k * pits + pit] = 1.0 if n == BLOCKED else 0.0
+        out[2 * pits + k] = s[first + pits] / total
+    at = 4 * pits + 2
+    out[at] = s[2 * pits + 3] / p[ROUNDS]
+    out[at + 1] = s[2 * pits + 4] / p[MAX_TURNS]
+    out[at + 2] = me
+
+
 @njit(cache=True)
 def to_act(s: np.ndarray, p: np.ndarray) -> int:
     """The player to act (0 south, 1 north): the cell after the ring."""

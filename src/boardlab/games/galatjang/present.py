@@ -8,6 +8,7 @@ import math
 from typing import TYPE_CHECKING
 
 from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, plural
+from boardlab.core.game import Feature
 from boardlab.games.galatjang.rules import (
     BLOCKED,
     GalatjangState,
@@ -204,3 +205,36 @@ def evaluate(game: Galatjang, state: GalatjangState, player: int) -> float:
     mine = store[player] + on_side[player]
     theirs = store[1 - player] + on_side[1 - player]
     return 0.9 * math.tanh(4.0 * (mine - theirs) / total)
+
+
+def observation_layout(game: Galatjang) -> tuple[Feature, ...]:
+    pits = game.pits
+    return (
+        Feature("own_pits", pits, f"seeds in the player to act's pits 1-{pits} / all seeds"),
+        Feature("opponent_pits", pits, f"seeds in the opponent's pits 1-{pits} / all seeds"),
+        Feature(
+            "stores", 2, "seeds in the stores / all seeds: the player to act's, the opponent's"
+        ),
+        Feature("own_blocked", pits, "1 for each blocked pit of the player to act"),
+        Feature("opponent_blocked", pits, "1 for each blocked pit of the opponent"),
+        Feature("round", 1, "the round / rounds"),
+        Feature("turns", 1, "completed turns in this round / max_turns"),
+        Feature("acting_player", 1, "0 when South acts, 1 when North does"),
+    )
+
+
+def observation(game: Galatjang, state: GalatjangState) -> list[float]:
+    pits, me = pit_count(state), state.side
+    total = 2 * pits * game.rules.seeds
+    sides = [[state.ring[pit_index(pits, side, k)] for k in range(pits)] for side in (me, 1 - me)]
+    stores = [state.ring[store_index(pits, side)] for side in (me, 1 - me)]
+    return [
+        *(max(n, 0) / total for n in sides[0]),
+        *(max(n, 0) / total for n in sides[1]),
+        *(n / total for n in stores),
+        *(float(n == BLOCKED) for n in sides[0]),
+        *(float(n == BLOCKED) for n in sides[1]),
+        state.round / game.rules.rounds,
+        state.turns / game.rules.max_turns,
+        float(me),
+    ]

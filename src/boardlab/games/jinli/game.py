@@ -9,7 +9,7 @@ from typing import Any
 from boardlab.core.board import ActionParts, Board, Note, plural
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
-from boardlab.core.game import Game, Outcome, flat_fields
+from boardlab.core.game import Feature, Game, Outcome
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
 from boardlab.games.jinli import present, rules
@@ -350,14 +350,10 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         return present.evaluate(self, state, player)
 
     def observation(self, state: JinLiState) -> list[float]:
-        """The red koi, yellow koi and stone bitboards as 49 numbers each (0 or 1), then
-        the other fields."""
-        squares = [
-            float((board >> square) & 1)
-            for board in (*state.koi, state.stones)
-            for square in range(SQUARES)
-        ]
-        return squares + flat_fields(state[2:])
+        return present.observation(self, state)
+
+    def observation_layout(self) -> tuple[Feature, ...]:
+        return present.observation_layout(self)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: JinLiState) -> str:

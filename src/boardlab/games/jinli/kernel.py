@@ -90,13 +90,18 @@ SEL8 = np.array(
 
 S_SIZE = 11
 KOI_R, KOI_Y, STONES, SIDE, PHASE, SUPPLY_R, SUPPLY_Y, SCORE_R, SCORE_Y, PASSES, TURNS = range(11)
-P_TARGET, P_RECYCLE, P_LOSE, P_MAX_TURNS = range(4)
+P_TARGET, P_RECYCLE, P_LOSE, P_MAX_TURNS, P_STONES = range(5)
+#: The length of ``observe``'s vector (``JinLi.observation_layout``).
+OBSERVATION_SIZE = 3 * SQUARES + 10
 
 
 # ---------------------------------------------------------------------- plain Python
 def params(game: Any) -> np.ndarray:
     r = game.rules
-    return np.array([r.target, int(r.recycle), int(r.lose_when_stuck), r.max_turns], dtype=np.int64)
+    stones = int(game.options["stones"])
+    return np.array(
+        [r.target, int(r.recycle), int(r.lose_when_stuck), r.max_turns, stones], dtype=np.int64
+    )
 
 
 def encode(game: Any, state: JinLiState) -> np.ndarray:
@@ -283,6 +288,28 @@ def result(s: np.ndarray, p: np.ndarray) -> int:
         if not _can_move(s[KOI_R + side], empty, s[STONES]):
             return int(1 - side)
     return -1
+
+
+@njit(cache=True)
+def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+    """``JinLi.observation`` of the position, number for number, written to ``out``."""
+    me = s[SIDE]
+    them = 1 - me
+    boards = (s[KOI_R + me], s[KOI_R + them], s[STONES])
+    for k in range(3):
+        for square in range(SQUARES):
+            out[k * SQUARES + square] = (boards[k] >> square) & 1
+    at = 3 * SQUARES
+    stones = max(1, p[P_STONES])
+    out[at] = s[SUPPLY_R + me] / stones
+    out[at + 1] = s[SUPPLY_R + them] / stones
+    out[at + 2] = min(1.0, s[SCORE_R + me] / p[P_TARGET])
+    out[at + 3] = min(1.0, s[SCORE_R + them] / p[P_TARGET])
+    for phase in range(3):
+        out[at + 4 + phase] = 1.0 if s[PHASE] == phase else 0.0
+    out[at + 7] = s[PASSES] / 2
+    out[at + 8] = s[TURNS] / p[P_MAX_TURNS]
+    out[at + 9] = me
 
 
 @njit(cache=True)

@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING
 
 from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
+from boardlab.core.game import Feature
 from boardlab.games.jinli.rules import (
     ADJACENT,
     DROP,
@@ -160,3 +161,40 @@ def evaluate(game: JinLi, state: JinLiState, player: int) -> float:
     score += 0.08 * (chances(player) - chances(other))
     score += 0.01 * (state.supply[player] - state.supply[other])
     return 0.9 * math.tanh(score)
+
+
+def observation_layout(game: JinLi) -> tuple[Feature, ...]:
+    squares = SIZE * SIZE
+    return (
+        Feature("own_koi", squares, "1 on each square with a koi of the player to act"),
+        Feature("opponent_koi", squares, "1 on each square with an opponent's koi"),
+        Feature("stones", squares, "1 on each square with a stone"),
+        Feature("supplies", 2, "stones in supply / stones: the player to act's, the opponent's"),
+        Feature("points", 2, "points / target, at most 1: the player to act's, the opponent's"),
+        Feature("phase", 3, "1 for what is due: swim or jump, drop, give back"),
+        Feature("passes", 1, "consecutive passes / 2"),
+        Feature("turns", 1, "completed turns / max_turns"),
+        Feature("acting_player", 1, "0 when Red acts, 1 when Yellow does"),
+    )
+
+
+def observation(game: JinLi, state: JinLiState) -> list[float]:
+    me, them = state.side, 1 - state.side
+    r = game.rules
+    stones = max(1, int(game.options["stones"]))
+    squares = [
+        float((board >> square) & 1)
+        for board in (state.koi[me], state.koi[them], state.stones)
+        for square in range(SIZE * SIZE)
+    ]
+    return [
+        *squares,
+        state.supply[me] / stones,
+        state.supply[them] / stones,
+        min(1.0, state.score[me] / r.target),
+        min(1.0, state.score[them] / r.target),
+        *(float(state.phase == phase) for phase in (MOVE, DROP_DUE, GIVE_DUE)),
+        state.passes / 2,
+        state.turns / r.max_turns,
+        float(me),
+    ]

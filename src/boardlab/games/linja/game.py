@@ -10,7 +10,7 @@ from typing import Any
 from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, split_fields
-from boardlab.core.game import Game, Outcome
+from boardlab.core.game import Feature, Game, Outcome
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
 from boardlab.games.linja import present, rules
@@ -294,6 +294,12 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
 
     def evaluate(self, state: LinjaState, player: int) -> float:
         return present.evaluate(self, state, player)
+
+    def observation(self, state: LinjaState) -> list[float]:
+        return present.observation(self, state)
+
+    def observation_layout(self) -> tuple[Feature, ...]:
+        return present.observation_layout(self)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: LinjaState) -> str:

@@ -555,6 +555,27 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
     return _winner(b, r, int(p[P_POSITIVE])), actions
 
 
+#: The length of ``observe``'s vector (``Linja.observation_layout``).
+OBSERVATION_SIZE = 2 * ROWS + 8
+
+
+@njit(cache=True)
+def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+    """``Linja.observation`` of the position, number for number, written to ``out``."""
+    me = s[SIDE]
+    for row in range(ROWS):
+        out[row] = s[me * ROWS + row] / 12
+        out[ROWS + row] = s[(1 - me) * ROWS + row] / 12
+    at = 2 * ROWS
+    for phase in range(3):
+        out[at + phase] = 1.0 if s[PHASE] == phase else 0.0
+    out[at + 3] = s[STEPS] / (ROWS - 1)
+    out[at + 4] = s[EXTRA]
+    out[at + 5] = s[PASSES] / 2
+    out[at + 6] = s[TURNS] / p[P_MAX_TURNS]
+    out[at + 7] = me
+
+
 @njit(cache=True)
 def to_act(s: np.ndarray, p: np.ndarray) -> int:
     """The player to act (0 black, 1 red)."""

@@ -8,6 +8,7 @@ import math
 from typing import TYPE_CHECKING
 
 from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, plural
+from boardlab.core.game import Feature
 from boardlab.games.linja.rules import (
     BLACK,
     BONUS,
@@ -16,6 +17,7 @@ from boardlab.games.linja.rules import (
     NASTY,
     OPENING,
     PASS,
+    PIECES,
     ROWS,
     LinjaState,
     goal,
@@ -148,3 +150,30 @@ def evaluate(game: Linja, state: LinjaState, player: int) -> float:
     advance_red = sum(n * (ROWS - 1 - r) for r, n in enumerate(state.counts[1 - BLACK]))
     diff = (black - red) + 0.25 * (advance_black - advance_red)
     return 0.9 * math.tanh((diff if player == BLACK else -diff) / 12.0)
+
+
+def observation_layout(game: Linja) -> tuple[Feature, ...]:
+    return (
+        Feature("own_pieces", ROWS, "the player to act's pieces in rows 0-7 / 12"),
+        Feature("opponent_pieces", ROWS, "the opponent's pieces in rows 0-7 / 12"),
+        Feature("phase", 3, "1 for what is due: opening, follow-up, bonus"),
+        Feature("follow_up", 1, "rows the follow-up due must go / 7 (0 outside it)"),
+        Feature("extra", 1, "1 inside the extra turn of ruleset extra-turn"),
+        Feature("passes", 1, "consecutive pass turns / 2"),
+        Feature("turns", 1, "completed turns / max_turns"),
+        Feature("acting_player", 1, "0 when Black acts, 1 when Red does"),
+    )
+
+
+def observation(game: Linja, state: LinjaState) -> list[float]:
+    me = state.side
+    return [
+        *(n / PIECES for n in state.counts[me]),
+        *(n / PIECES for n in state.counts[1 - me]),
+        *(float(state.phase == phase) for phase in (OPENING, FOLLOW_UP, BONUS)),
+        state.steps / (ROWS - 1),
+        float(state.extra),
+        state.passes / 2,
+        state.turns / game.rules.max_turns,
+        float(me),
+    ]
