@@ -24,9 +24,13 @@ def test_the_layout_adds_up_and_every_number_lies_in_0_1(game_id: str) -> None:
         game = boardlab.new_game(game_id, random_options(game_id, rng))
         size = sum(feature.size for feature in game.observation_layout())
         for position in random_game(game, rng):
-            vector = game.observation(position.state)
-            assert len(vector) == size
-            assert all(0.0 <= x <= 1.0 for x in vector), (position.position_string(), vector)
+            for seat in (None, 0, 1):
+                vector = game.observation(position.state, seat)
+                assert len(vector) == size
+                assert all(0.0 <= x <= 1.0 for x in vector), (position.position_string(), vector)
+            assert game.observation(position.state) == game.observation(
+                position.state, position.to_act
+            )
 
 
 @pytest.mark.parametrize("game_id", boardlab.game_ids())
@@ -52,18 +56,24 @@ def test_the_kernel_observes_as_the_engine_does(game_id: str) -> None:
         size = len(game.observation(game.initial_state()))
         out = np.full(size, -1.0)
         for position in random_game(game, rng):
-            kernel.observe(kernel.encode(game, position.state), p, out)
-            assert out.tolist() == game.observation(position.state), position.position_string()
+            for seat in (0, 1):
+                kernel.observe(kernel.encode(game, position.state), p, seat, out)
+                expected = game.observation(position.state, seat)
+                assert out.tolist() == expected, position.position_string()
 
 
-def test_the_view_is_the_player_to_act_s() -> None:
+def test_the_view_is_the_observer_s() -> None:
     # The same Linja board with the colours swapped and mirrored: each player to act
-    # sees his own pieces first, so only the rows' order and acting_player differ.
+    # sees his own pieces first, so only the rows' order and the observer differ.
     game = boardlab.new_game("linja")
     black = game.parse_state("5,2,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 0 4")
     red = game.parse_state("6,1,1,1,1,1,1,0/0,1,1,1,1,1,2,5 r o 0 4")
     seen_by_black, seen_by_red = game.observation(black), game.observation(red)
     assert seen_by_black[:8] == seen_by_red[:8][::-1]
     assert seen_by_black[8:16] == seen_by_red[8:16][::-1]
-    assert (seen_by_black[-1], seen_by_red[-1]) == (0.0, 1.0)
-    assert seen_by_black[16:-1] == seen_by_red[16:-1]
+    assert (seen_by_black[-2], seen_by_red[-2]) == (0.0, 1.0)
+    assert seen_by_black[16:-2] == seen_by_red[16:-2] and seen_by_black[-1] == 1.0
+    # the opponent's view of the same position: the two sides swap, it is not his turn
+    other = game.observation(black, 1)
+    assert other[:8] == seen_by_black[8:16] and other[8:16] == seen_by_black[:8]
+    assert other[-2:] == [1.0, 0.0]

@@ -115,7 +115,9 @@ def test_random_games_agree_with_boardlab(game_id: str, options: dict[str, Any])
             assert str(state) == position.position_string()
             assert state.observation_string(0) == state.information_state_string(1) == str(state)
             assert len(state.observation_tensor(1)) == size
-            assert state.observation_tensor(0) == pytest.approx(bl.observation(position.state))
+            for seat in (0, 1):
+                expected = bl.observation(position.state, seat)
+                assert state.observation_tensor(seat) == pytest.approx(expected)
             assert state.rewards() == state.returns() == [0.0, 0.0]
             legal = state.legal_actions()
             assert legal == list(position.legal_actions())
@@ -214,13 +216,16 @@ def test_clone_serialize_pickle_and_positions(game_id: str) -> None:
 def test_jinli_observation_tensor_spreads_the_bitboards() -> None:
     state = pyspiel.load_game("boardlab_jinli").new_initial_state()
     tensor = state.observation_tensor(0)
-    assert len(tensor) == 3 * 49 + 10
+    assert len(tensor) == 3 * 49 + 11
     red, yellow, stones = tensor[:49], tensor[49:98], tensor[98:147]  # Red to act: his first
     assert [i for i, bit in enumerate(red) if bit] == [0, 6]
     assert [i for i, bit in enumerate(yellow) if bit] == [42, 48]
     assert sum(stones) == 0
-    # full supplies, no points, a swim due, no passes, no turns, Red to act
-    assert tensor[147:] == [1, 1, 0, 0, 1, 0, 0, 0, 0, 0]
+    # full supplies, no points, a swim due, no passes, no turns, Red observes and acts
+    assert tensor[147:] == [1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1]
+    yellow_view = state.observation_tensor(1)
+    assert yellow_view[:49] == yellow and yellow_view[49:98] == red
+    assert yellow_view[156:] == [1, 0]  # Yellow observes, Red acts
 
 
 @pytest.mark.parametrize("game_id", GAMES)

@@ -215,11 +215,11 @@ class Game(ABC, Generic[State]):
         points = self.points(state)
         return 0.9 * math.tanh((points[player] - points[1 - player]) / 10.0)
 
-    def observation(self, state: State) -> list[float]:
-        """The state as the player to act sees it, a flat vector of numbers for learning
-        agents (OpenSpiel, PettingZoo, Gymnasium), laid out as ``observation_layout``
-        says. The games scale every number into [0, 1]; by default (a game that declares
-        none) it is every field of the state as it is."""
+    def observation(self, state: State, player: int | None = None) -> list[float]:
+        """The state as ``player`` (by default the player to act) sees it: a flat vector
+        of numbers for learning agents (OpenSpiel, PettingZoo, Gymnasium), laid out as
+        ``observation_layout`` says. The games scale every number into [0, 1]; by default
+        (a game that declares none) it is every field of the state as it is."""
         return flat_fields(state)
 
     def observation_layout(self) -> tuple[Feature, ...]:

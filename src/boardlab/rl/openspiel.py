@@ -17,8 +17,8 @@ the end are 1/-1 for a win/loss and 0 for a draw, for OpenSpiel player p = board
 index p (the first of ``Game.players``). A player who acts several times in a row (a
 turn of several actions) is simply the current player for several actions. Observation
 and information state strings are the position string, which holds the whole state; the
-observation tensor is ``Game.observation``: the player to act's view, numbers in [0, 1]
-laid out as ``Game.observation_layout`` says (documented in each game card).
+observation tensor is ``Game.observation`` from the observing player's side, numbers in
+[0, 1] laid out as ``Game.observation_layout`` says (documented in each game card).
 Serialization works (the position string is what is stored).
 
 pyspiel is imported only when a function of this module is first called, so the module
@@ -254,7 +254,7 @@ def _classes() -> Any:
 
     class Observer:
         """The observer of both players (the information is perfect): the position
-        string, and a flat float tensor of the state's fields."""
+        string, and the game's observation from the observing player's side."""
 
         def __init__(self, game: OpenSpielGame, params: dict[str, Any] | None) -> None:
             if params:
@@ -267,7 +267,7 @@ def _classes() -> Any:
             self.dict = {"observation": self.tensor}
 
         def set_from(self, state: OpenSpielState, player: int) -> None:
-            self.tensor[:] = self.game.observation(state._node.state)
+            self.tensor[:] = self.game.observation(state._node.state, player)
 
         def string_from(self, state: OpenSpielState, player: int) -> str:
             return str(state)

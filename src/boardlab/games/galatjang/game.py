@@ -286,8 +286,8 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     def evaluate(self, state: GalatjangState, player: int) -> float:
         return present.evaluate(self, state, player)
 
-    def observation(self, state: GalatjangState) -> list[float]:
-        return present.observation(self, state)
+    def observation(self, state: GalatjangState, player: int | None = None) -> list[float]:
+        return present.observation(self, state, state.side if player is None else player)
 
     def observation_layout(self) -> tuple[Feature, ...]:
         return present.observation_layout(self)

@@ -480,14 +480,14 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
 
 def observation_size(pits: int) -> int:
     """The length of ``observe``'s vector (``Galatjang.observation_layout``)."""
-    return 4 * pits + 5
+    return 4 * pits + 6
 
 
 @njit(cache=True)
-def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
-    """``Galatjang.observation`` of the position, number for number, written to ``out``."""
+def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
+    """``Galatjang.observation`` of the position for player ``me``, number for number,
+    written to ``out``."""
     pits = (s.shape[0] - 5) // 2
-    me = s[2 * pits + 2]
     total = 2 * pits * p[SEEDS]
     for k in range(2):
         side = me if k == 0 else 1 - me
@@ -501,6 +501,7 @@ def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
     out[at] = s[2 * pits + 3] / p[ROUNDS]
     out[at + 1] = s[2 * pits + 4] / p[MAX_TURNS]
     out[at + 2] = me
+    out[at + 3] = 1.0 if me == s[2 * pits + 2] else 0.0
 
 
 @njit(cache=True)

@@ -210,21 +210,20 @@ def evaluate(game: Galatjang, state: GalatjangState, player: int) -> float:
 def observation_layout(game: Galatjang) -> tuple[Feature, ...]:
     pits = game.pits
     return (
-        Feature("own_pits", pits, f"seeds in the player to act's pits 1-{pits} / all seeds"),
+        Feature("own_pits", pits, f"seeds in the observer's pits 1-{pits} / all seeds"),
         Feature("opponent_pits", pits, f"seeds in the opponent's pits 1-{pits} / all seeds"),
-        Feature(
-            "stores", 2, "seeds in the stores / all seeds: the player to act's, the opponent's"
-        ),
-        Feature("own_blocked", pits, "1 for each blocked pit of the player to act"),
+        Feature("stores", 2, "seeds in the stores / all seeds: the observer's, the opponent's"),
+        Feature("own_blocked", pits, "1 for each blocked pit of the observer"),
         Feature("opponent_blocked", pits, "1 for each blocked pit of the opponent"),
         Feature("round", 1, "the round / rounds"),
         Feature("turns", 1, "completed turns in this round / max_turns"),
-        Feature("acting_player", 1, "0 when South acts, 1 when North does"),
+        Feature("observer", 1, "0 when South observes, 1 when North does"),
+        Feature("to_act", 1, "1 when the observer is to act"),
     )
 
 
-def observation(game: Galatjang, state: GalatjangState) -> list[float]:
-    pits, me = pit_count(state), state.side
+def observation(game: Galatjang, state: GalatjangState, me: int) -> list[float]:
+    pits = pit_count(state)
     total = 2 * pits * game.rules.seeds
     sides = [[state.ring[pit_index(pits, side, k)] for k in range(pits)] for side in (me, 1 - me)]
     stores = [state.ring[store_index(pits, side)] for side in (me, 1 - me)]
@@ -237,4 +236,5 @@ def observation(game: Galatjang, state: GalatjangState) -> list[float]:
         state.round / game.rules.rounds,
         state.turns / game.rules.max_turns,
         float(me),
+        float(me == state.side),
     ]

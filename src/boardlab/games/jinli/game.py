@@ -349,8 +349,8 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
     def evaluate(self, state: JinLiState, player: int) -> float:
         return present.evaluate(self, state, player)
 
-    def observation(self, state: JinLiState) -> list[float]:
-        return present.observation(self, state)
+    def observation(self, state: JinLiState, player: int | None = None) -> list[float]:
+        return present.observation(self, state, state.side if player is None else player)
 
     def observation_layout(self) -> tuple[Feature, ...]:
         return present.observation_layout(self)

@@ -92,7 +92,7 @@ S_SIZE = 11
 KOI_R, KOI_Y, STONES, SIDE, PHASE, SUPPLY_R, SUPPLY_Y, SCORE_R, SCORE_Y, PASSES, TURNS = range(11)
 P_TARGET, P_RECYCLE, P_LOSE, P_MAX_TURNS, P_STONES = range(5)
 #: The length of ``observe``'s vector (``JinLi.observation_layout``).
-OBSERVATION_SIZE = 3 * SQUARES + 10
+OBSERVATION_SIZE = 3 * SQUARES + 11
 
 
 # ---------------------------------------------------------------------- plain Python
@@ -291,9 +291,9 @@ def result(s: np.ndarray, p: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
-    """``JinLi.observation`` of the position, number for number, written to ``out``."""
-    me = s[SIDE]
+def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
+    """``JinLi.observation`` of the position for player ``me``, number for number,
+    written to ``out``."""
     them = 1 - me
     boards = (s[KOI_R + me], s[KOI_R + them], s[STONES])
     for k in range(3):
@@ -310,6 +310,7 @@ def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
     out[at + 7] = s[PASSES] / 2
     out[at + 8] = s[TURNS] / p[P_MAX_TURNS]
     out[at + 9] = me
+    out[at + 10] = 1.0 if me == s[SIDE] else 0.0
 
 
 @njit(cache=True)

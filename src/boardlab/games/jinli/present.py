@@ -166,20 +166,21 @@ def evaluate(game: JinLi, state: JinLiState, player: int) -> float:
 def observation_layout(game: JinLi) -> tuple[Feature, ...]:
     squares = SIZE * SIZE
     return (
-        Feature("own_koi", squares, "1 on each square with a koi of the player to act"),
-        Feature("opponent_koi", squares, "1 on each square with an opponent's koi"),
+        Feature("own_koi", squares, "1 on each square with a koi of the observer"),
+        Feature("opponent_koi", squares, "1 on each square with a koi of the opponent"),
         Feature("stones", squares, "1 on each square with a stone"),
-        Feature("supplies", 2, "stones in supply / stones: the player to act's, the opponent's"),
-        Feature("points", 2, "points / target, at most 1: the player to act's, the opponent's"),
+        Feature("supplies", 2, "stones in supply / stones: the observer's, the opponent's"),
+        Feature("points", 2, "points / target, at most 1: the observer's, the opponent's"),
         Feature("phase", 3, "1 for what is due: swim or jump, drop, give back"),
         Feature("passes", 1, "consecutive passes / 2"),
         Feature("turns", 1, "completed turns / max_turns"),
-        Feature("acting_player", 1, "0 when Red acts, 1 when Yellow does"),
+        Feature("observer", 1, "0 when Red observes, 1 when Yellow does"),
+        Feature("to_act", 1, "1 when the observer is to act"),
     )
 
 
-def observation(game: JinLi, state: JinLiState) -> list[float]:
-    me, them = state.side, 1 - state.side
+def observation(game: JinLi, state: JinLiState, me: int) -> list[float]:
+    them = 1 - me
     r = game.rules
     stones = max(1, int(game.options["stones"]))
     squares = [
@@ -197,4 +198,5 @@ def observation(game: JinLi, state: JinLiState) -> list[float]:
         state.passes / 2,
         state.turns / r.max_turns,
         float(me),
+        float(me == state.side),
     ]

@@ -295,8 +295,8 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     def evaluate(self, state: LinjaState, player: int) -> float:
         return present.evaluate(self, state, player)
 
-    def observation(self, state: LinjaState) -> list[float]:
-        return present.observation(self, state)
+    def observation(self, state: LinjaState, player: int | None = None) -> list[float]:
+        return present.observation(self, state, state.side if player is None else player)
 
     def observation_layout(self) -> tuple[Feature, ...]:
         return present.observation_layout(self)

@@ -556,13 +556,13 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
 
 
 #: The length of ``observe``'s vector (``Linja.observation_layout``).
-OBSERVATION_SIZE = 2 * ROWS + 8
+OBSERVATION_SIZE = 2 * ROWS + 9
 
 
 @njit(cache=True)
-def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
-    """``Linja.observation`` of the position, number for number, written to ``out``."""
-    me = s[SIDE]
+def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
+    """``Linja.observation`` of the position for player ``me``, number for number,
+    written to ``out``."""
     for row in range(ROWS):
         out[row] = s[me * ROWS + row] / 12
         out[ROWS + row] = s[(1 - me) * ROWS + row] / 12
@@ -574,6 +574,7 @@ def observe(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
     out[at + 5] = s[PASSES] / 2
     out[at + 6] = s[TURNS] / p[P_MAX_TURNS]
     out[at + 7] = me
+    out[at + 8] = 1.0 if me == s[SIDE] else 0.0
 
 
 @njit(cache=True)

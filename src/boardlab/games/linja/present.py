@@ -154,19 +154,19 @@ def evaluate(game: Linja, state: LinjaState, player: int) -> float:
 
 def observation_layout(game: Linja) -> tuple[Feature, ...]:
     return (
-        Feature("own_pieces", ROWS, "the player to act's pieces in rows 0-7 / 12"),
+        Feature("own_pieces", ROWS, "the observer's pieces in rows 0-7 / 12"),
         Feature("opponent_pieces", ROWS, "the opponent's pieces in rows 0-7 / 12"),
         Feature("phase", 3, "1 for what is due: opening, follow-up, bonus"),
         Feature("follow_up", 1, "rows the follow-up due must go / 7 (0 outside it)"),
         Feature("extra", 1, "1 inside the extra turn of ruleset extra-turn"),
         Feature("passes", 1, "consecutive pass turns / 2"),
         Feature("turns", 1, "completed turns / max_turns"),
-        Feature("acting_player", 1, "0 when Black acts, 1 when Red does"),
+        Feature("observer", 1, "0 when Black observes, 1 when Red does"),
+        Feature("to_act", 1, "1 when the observer is to act"),
     )
 
 
-def observation(game: Linja, state: LinjaState) -> list[float]:
-    me = state.side
+def observation(game: Linja, state: LinjaState, me: int) -> list[float]:
     return [
         *(n / PIECES for n in state.counts[me]),
         *(n / PIECES for n in state.counts[1 - me]),
@@ -176,4 +176,5 @@ def observation(game: Linja, state: LinjaState) -> list[float]:
         state.passes / 2,
         state.turns / game.rules.max_turns,
         float(me),
+        float(me == state.side),
     ]
