@@ -7,6 +7,8 @@ The core needs platformdirs and Rich only. The extras add the rest:
   ``kernel`` modules, which import numba at their top);
 * ``openspiel`` (open-spiel): ``boardlab.rl.openspiel``;
 * ``play`` (Rich, now a plain dependency; the extra stays for old install commands);
+* ``rl`` (PettingZoo, Gymnasium, numpy, numba): ``boardlab.rl.pettingzoo``,
+  ``boardlab.rl.gymnasium`` and the batched environment;
 * ``web`` (FastAPI, uvicorn, SQLAlchemy, Alembic, Jinja2): ``boardlab.web``, the
   browser app of ``boardlab serve``.
 
@@ -37,6 +39,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "fast": ("numba", "numpy"),
     "openspiel": ("pyspiel",),
     "play": ("rich",),
+    "rl": ("pettingzoo", "gymnasium"),
     "web": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart"),
 }
 #: The extra that installs a module (its top-level name).
@@ -50,6 +53,7 @@ NAMES: dict[str, str] = {
     "fast": "numba",
     "openspiel": "OpenSpiel",
     "play": "Rich",
+    "rl": "PettingZoo and Gymnasium",
     "web": "the web app's libraries (FastAPI, SQLAlchemy, ...)",
 }
 

@@ -1,0 +1,170 @@
+"""boardlab's games as single-agent Gymnasium environments, against any boardlab agent::
+
+    import gymnasium
+    import boardlab.rl.gymnasium  # registers boardlab/<Name>-v0 for every game
+    env = gymnasium.make("boardlab/Galatjang-v0", opponent="medium", seat=0, pits=5)
+    observation, info = env.reset(seed=1)
+    action = env.action_space.sample(info["action_mask"])
+    observation, reward, terminated, truncated, info = env.step(action)
+
+The learner plays one seat (``seat``: 0 for the game's first player, 1, or ``"random"``
+at each reset); the ``opponent`` (an agent spec or level, as on the command line) plays
+the other, inside ``step``, until the learner is to act again, so one step is one action
+of the learner: a turn of several actions is several steps. The observation is the
+game's (``Game.observation`` from the learner's side, documented in the game card); the
+legal actions are ``info["action_mask"]`` and ``env.action_masks()`` (the name
+sb3-contrib's maskable agents call). The reward is 1, -1 or 0 when the game ends (a
+win, loss or draw of the learner) and 0 before; every end is a termination, as the turn
+cap is a rule of the game. An illegal action ends the episode as a loss
+(``info["illegal_action"]``), or raises ``IllegalActionError`` with ``illegal="raise"``.
+``reset(options={"position": "<position string>"})`` starts from any position.
+
+Gymnasium and numpy are the ``rl`` extra; without them importing this module raises
+``MissingExtraError`` naming it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from boardlab.ai import make_agent
+from boardlab.core.errors import BoardlabError, IllegalActionError
+from boardlab.core.game import Position
+from boardlab.core.registry import game_class, game_ids, new_game
+from boardlab.extras import import_extra
+
+np = import_extra("numpy", "boardlab.rl.gymnasium")
+gymnasium = import_extra("gymnasium", "boardlab.rl.gymnasium")
+
+RENDER_MODES = ("ansi", "human")
+SEATS = (0, 1, "random")
+ILLEGAL = ("lose", "raise")
+
+
+def env_id(game_id: str) -> str:
+    """The Gymnasium id of a game: ``boardlab/`` and its class name, version 0."""
+    return f"boardlab/{game_class(game_id).__name__}-v0"
+
+
+def register() -> list[str]:
+    """Register every boardlab game with Gymnasium (done when this module is imported,
+    again for games registered since); their ids."""
+    for game_id in game_ids():
+        if env_id(game_id) not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id(game_id),
+                entry_point="boardlab.rl.gymnasium:BoardlabEnv",
+                kwargs={"game": game_id},
+            )
+    return [env_id(game_id) for game_id in game_ids()]
+
+
+class BoardlabEnv(gymnasium.Env):  # type: ignore[misc,name-defined]
+    """One seat of a boardlab game against an agent (see the module's text)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "render_fps": 2}
+
+    def __init__(
+        self,
+        game: str,
+        opponent: str = "medium",
+        seat: int | str = 0,
+        illegal: str = "lose",
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        self.game = new_game(game, options)
+        if seat not in SEATS:
+            raise ValueError(f"seat {seat!r}: expected 0, 1 or 'random'")
+        if illegal not in ILLEGAL:
+            raise ValueError(f"illegal={illegal!r}: expected 'lose' or 'raise'")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode {render_mode!r}: expected 'ansi', 'human' or None")
+        make_agent(opponent, game=self.game).check(self.game)  # a bad spec fails here
+        self.opponent_spec, self.seat_choice, self.illegal = opponent, seat, illegal
+        self.render_mode = render_mode
+        size = len(self.game.observation(self.game.initial_state()))
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(self.game.num_actions)
+        self.position: Position[Any] = self.game.initial()
+        self.seat = 0
+        self.opponent = make_agent(opponent, seed=0, game=self.game)
+        self.over = True
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        start = (options or {}).get("position")
+        game = self.game
+        self.position = game.initial() if start is None else game.from_position_string(start)
+        draw = int(self.np_random.integers(2))
+        self.seat = draw if self.seat_choice == "random" else int(self.seat_choice)
+        seed_of_opponent = int(self.np_random.integers(2**31))
+        self.opponent = make_agent(self.opponent_spec, seed=seed_of_opponent, game=game)
+        self._opponent_plays()
+        if self.position.is_over():
+            raise ValueError(
+                f"the game is over before the learner acts (from {start or 'the start'!r})"
+            )
+        self.over = False
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.over:
+            raise BoardlabError("the game is over: call reset() to play another")
+        legal = self.position.legal_actions()
+        if int(action) not in legal:
+            if self.illegal == "raise":
+                shown = ", ".join(self.position.legal_action_strings())
+                raise IllegalActionError(
+                    f"illegal action {action!r}: the legal actions are "
+                    f"{', '.join(map(str, legal))} ({shown})"
+                )
+            self.over = True
+            info = {**self._info(), "illegal_action": True}
+            return self._observe(), -1.0, True, False, info
+        self.position = self.position.play(int(action))
+        self._opponent_plays()
+        outcome = self.position.outcome()
+        reward, self.over = 0.0, outcome is not None
+        info = self._info()
+        if outcome is not None:
+            reward = 2.0 * outcome.score(self.seat) - 1.0
+            info["reason"] = outcome.reason
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, self.over, False, info
+
+    def action_masks(self) -> Any:
+        """The legal actions as booleans over the action space (none once the game is over)."""
+        mask = np.zeros(self.game.num_actions, np.bool_)
+        if not self.position.is_over():
+            mask[list(self.position.legal_actions())] = True
+        return mask
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode: nothing to show")
+            return None
+        text = f"{self.game.render(self.position.state)}\n{self.position.position_string()}"
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def _opponent_plays(self) -> None:
+        while not self.position.is_over() and self.position.to_act != self.seat:
+            self.position = self.position.play(self.opponent.choose(self.position).action)
+
+    def _observe(self) -> Any:
+        return np.asarray(self.game.observation(self.position.state, self.seat), np.float32)
+
+    def _info(self) -> dict[str, Any]:
+        mask = self.action_masks().astype(np.int8)
+        return {"action_mask": mask, "position": self.position.position_string()}
+
+
+register()
