@@ -195,3 +195,29 @@ def test_a_clear_error_without_the_rl_extra(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setitem(sys.modules, "pettingzoo", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'boardlab\[rl\]'"):
         import boardlab.rl.pettingzoo  # noqa: F401
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_vector_env_is_the_batch_with_the_mover_s_reward(game_id: str) -> None:
+    from boardlab.fast.vector import Batch
+
+    env = gymnasium.make_vec(
+        boardlab_gym.env_id(game_id), num_envs=6, vectorization_mode="vector_entry_point"
+    )
+    batch = Batch(boardlab.new_game(game_id), 6)
+    observations, infos = env.reset(seed=2)
+    ended = 0
+    for _ in range(300):
+        assert env.observation_space.contains(observations)
+        assert (observations == batch.observations).all()
+        assert (infos["action_mask"] == batch.masks).all()
+        assert (infos["to_act"] == batch.to_act).all()
+        actions = batch.random_actions()
+        movers = batch.to_act.copy()
+        batch.step(actions)
+        observations, rewards, terminated, truncated, infos = env.step(actions)
+        assert (rewards == batch.rewards[np.arange(6), movers]).all()
+        assert (terminated == batch.ended).all() and not truncated.any()
+        assert (infos["final_obs"][terminated] == batch.final_observations[terminated]).all()
+        ended += int(terminated.sum())
+    assert ended > 0

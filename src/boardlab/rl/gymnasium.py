@@ -19,6 +19,10 @@ cap is a rule of the game. An illegal action ends the episode as a loss
 (``info["illegal_action"]``), or raises ``IllegalActionError`` with ``illegal="raise"``.
 ``reset(options={"position": "<position string>"})`` starts from any position.
 
+``gymnasium.make_vec("boardlab/Linja-v0", num_envs=1024, vectorization_mode=
+"vector_entry_point", threads=2)`` is ``BoardlabVectorEnv``: that many games of
+self-play stepped together by the compiled batch (``boardlab.fast.vector``).
+
 Gymnasium and numpy are the ``rl`` extra; without them importing this module raises
 ``MissingExtraError`` naming it.
 """
@@ -54,6 +58,7 @@ def register() -> list[str]:
             gymnasium.register(
                 id=env_id(game_id),
                 entry_point="boardlab.rl.gymnasium:BoardlabEnv",
+                vector_entry_point="boardlab.rl.gymnasium:BoardlabVectorEnv",
                 kwargs={"game": game_id},
             )
     return [env_id(game_id) for game_id in game_ids()]
@@ -165,6 +170,65 @@ class BoardlabEnv(gymnasium.Env):  # type: ignore[misc,name-defined]
     def _info(self) -> dict[str, Any]:
         mask = self.action_masks().astype(np.int8)
         return {"action_mask": mask, "position": self.position.position_string()}
+
+
+class BoardlabVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,name-defined]
+    """``num_envs`` games of self-play, one action each per step, in compiled code.
+
+    Every game's observation is that of its player to act, and ``infos["to_act"]`` says
+    who that is; ``infos["action_mask"]`` holds the legal actions. The reward of game
+    ``i`` is that of the player who made its action (1, -1 or 0 when the game ends, else
+    0; both players' in ``infos["rewards"]``). A game that ends is started again in the
+    same step (Gymnasium's same-step autoreset): its observation is then the new start's,
+    and ``infos["final_obs"]`` (marked by ``infos["_final_obs"]``) holds its last view.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP,
+        "render_modes": [],
+    }
+
+    def __init__(self, game: str, num_envs: int = 1, threads: int = 1, **options: Any) -> None:
+        vector = import_extra("boardlab.fast.vector", "the batched environment")
+        self.batch = vector.Batch(new_game(game, options), num_envs, threads=threads)
+        self.num_envs = num_envs
+        size = self.batch.observations.shape[1]
+        spaces = gymnasium.spaces
+        self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.single_action_space = spaces.Discrete(self.batch.game.num_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, num_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.batch.reset(seed)
+        return self.batch.observations.copy(), self._infos()
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        movers = self.batch.to_act.copy()
+        self.batch.step(actions)
+        rewards = self.batch.rewards[np.arange(self.num_envs), movers]
+        ended = self.batch.ended.copy()
+        infos = self._infos()
+        infos["final_obs"], infos["_final_obs"] = self.batch.final_observations.copy(), ended
+        truncated = np.zeros(self.num_envs, np.bool_)
+        return self.batch.observations.copy(), rewards, ended, truncated, infos
+
+    def random_actions(self) -> Any:
+        """A uniformly drawn legal action for every game (compiled, seeded by ``reset``)."""
+        return self.batch.random_actions()
+
+    def _infos(self) -> dict[str, Any]:
+        batch = self.batch
+        return {
+            "action_mask": batch.masks.copy(),
+            "to_act": batch.to_act.copy(),
+            "rewards": batch.rewards.copy(),
+        }
 
 
 register()
