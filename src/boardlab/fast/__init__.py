@@ -9,6 +9,8 @@ functions over a flat ``int64`` state array ``s`` and an ``int64`` options array
 * ``result(s, p) -> int``: -1 while the game goes on, else 0 or 1 (the winner) or 2 (draw);
 * ``to_act(s, p) -> int``: the player to act;
 * ``playout(s, p, rng) -> (result, actions)``: uniform-random actions to the end;
+* ``observe(s, p, player, out)``: ``Game.observation(state, player)`` written to ``out``
+  (a float array as long as the observation), for the batched environment;
 
 and, in plain Python, ``params(game)``, ``encode(game, state)`` and ``decode(game, s)``.
 The readable engine stays the source of truth: tests compare the two on every position

@@ -23,7 +23,7 @@ from typing import Any
 
 import numba
 
-_LOADED: dict[tuple[str, str, str, tuple[str, ...]], Any] = {}
+_LOADED: dict[tuple[str, str, str, tuple[str, ...], bool], Any] = {}
 
 
 def cache_dir() -> Path:
@@ -42,7 +42,7 @@ def specialised(template: Any, kernel: str, names: tuple[str, ...], parallel: bo
     functions of the same names from the module ``kernel`` bound in, as a function of the
     remaining parameters, compiled and cached on disk."""
     function = getattr(template, "py_func", template)
-    key = (function.__module__, function.__qualname__, kernel, names)
+    key = (function.__module__, function.__qualname__, kernel, names, parallel)
     if key in _LOADED:
         return _LOADED[key]
     if getattr(numba.config, "DISABLE_JIT", False):

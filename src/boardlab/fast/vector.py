@@ -88,6 +88,19 @@ def _step_rows(
 
 
 @njit(cache=True)
+def _illegal(masks: np.ndarray, actions: np.ndarray) -> tuple[int, int]:
+    """The first game whose action is not legal (-1 if none) and how many are not."""
+    first, count = -1, 0
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+            count += 1
+            if first < 0:
+                first = i
+    return first, count
+
+
+@njit(cache=True)
 def _random_actions(
     legal_n: np.ndarray, legal_a: np.ndarray, generators: np.ndarray, out: np.ndarray
 ) -> None:
@@ -138,13 +151,11 @@ class Batch:
                 f"{actions.shape} and type {actions.dtype}"
             )
         actions = actions.astype(np.int64, copy=False)
-        inside = (actions >= 0) & (actions < self.game.num_actions)
-        legal = inside & (self.masks[np.arange(self.n), np.where(inside, actions, 0)] == 1)
-        if not legal.all():
-            bad = int(np.flatnonzero(~legal)[0])
+        bad, count = _illegal(self.masks, actions)
+        if bad >= 0:
             raise IllegalActionError(
                 f"illegal action {int(actions[bad])} in game {bad} of the batch "
-                f"({int((~legal).sum())} illegal in all); its legal actions are "
+                f"({count} illegal in all); its legal actions are "
                 f"{', '.join(map(str, self.legal_a[bad, : self.legal_n[bad]]))}"
             )
         self._run(actions)

@@ -296,9 +296,13 @@ def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     written to ``out``."""
     them = 1 - me
     boards = (s[KOI_R + me], s[KOI_R + them], s[STONES])
+    out[: 3 * SQUARES] = 0.0
     for k in range(3):
-        for square in range(SQUARES):
-            out[k * SQUARES + square] = (boards[k] >> square) & 1
+        rest = boards[k]
+        while rest:
+            low = rest & -rest
+            out[k * SQUARES + _ctz(low)] = 1.0
+            rest ^= low
     at = 3 * SQUARES
     stones = max(1, p[P_STONES])
     out[at] = s[SUPPLY_R + me] / stones

@@ -1,0 +1,214 @@
+"""The batched environment beside pgx on the CPU, measured in one run.
+
+boardlab: ``boardlab.fast.vector.Batch`` of each game at batch 1, 64, 1024 and 4096, on
+1 and 2 threads: one step plays a uniformly drawn legal action in every game (drawn in
+compiled code from the batch's own streams) and computes every game's observation and
+legal-action mask; a game that ends starts again in the same step, so every move counted
+is a live move. The Gymnasium vector-env face (``gymnasium.make_vec``, which copies the
+arrays it returns) is measured at batch 1024 too.
+
+pgx 2.6 (JAX on the CPU): ``connect_four`` and ``othello``, ``jax.vmap`` of ``env.step``
+under pgx's same-step ``auto_reset``, random legal actions from ``jax.random.categorical``
+over the mask, 100 steps per ``jax.lax.scan`` call; every move counted is live, and pgx
+computes the observation in each step too. pgx and JAX are installed only here, into
+their own virtual environment (``--pgx-python`` to use another).
+
+Writes benchmarks/results/vector.json and vector.md.
+
+    python benchmarks/vector.py [--seconds 3] [--batches 1,64,1024,4096]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import boardlab
+from boardlab.fast.vector import Batch
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PGX_GAMES = ("connect_four", "othello")
+PGX = """
+import json, sys, time
+import jax, jax.numpy as jnp, pgx
+from pgx.experimental import auto_reset
+
+game, batch, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+env = pgx.make(game)
+init = jax.jit(jax.vmap(env.init))
+step = jax.vmap(auto_reset(env.step, env.init))
+SCAN = 100
+
+@jax.jit
+def run(state, key):
+    def body(carry, _):
+        state, key = carry
+        key, pick, advance = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(pick, logits, axis=-1)
+        state = step(state, action, jax.random.split(advance, batch))
+        return (state, key), state.observation.sum()
+    (state, key), seen = jax.lax.scan(body, (state, key), None, length=SCAN)
+    return state, key, seen.sum()
+
+key = jax.random.PRNGKey(0)
+state = init(jax.random.split(key, batch))
+state, key, seen = run(state, key)  # compile
+seen.block_until_ready()
+calls, began = 0, time.perf_counter()
+while time.perf_counter() - began < seconds:
+    state, key, seen = run(state, key)
+    seen.block_until_ready()
+    calls += 1
+elapsed = time.perf_counter() - began
+print(json.dumps({"moves_per_s": calls * SCAN * batch / elapsed, "jax": jax.__version__,
+                  "pgx": pgx.__version__}))
+"""
+
+
+def boardlab_rate(game_id: str, batch: int, threads: int, seconds: float) -> float:
+    games = Batch(boardlab.new_game(game_id), batch, seed=1, threads=threads)
+    games.step(games.random_actions())  # compile (or load from the cache)
+    steps, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        games.step(games.random_actions())
+        steps += 1
+    return steps * batch / (time.perf_counter() - began)
+
+
+def vector_env_rate(game_id: str, batch: int, seconds: float) -> float:
+    import gymnasium
+
+    from boardlab.rl import gymnasium as boardlab_gym
+
+    env = gymnasium.make_vec(
+        boardlab_gym.env_id(game_id), num_envs=batch, vectorization_mode="vector_entry_point"
+    )
+    env.reset(seed=1)
+    steps, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        env.step(env.random_actions())
+        steps += 1
+    return steps * batch / (time.perf_counter() - began)
+
+
+def pgx_python(given: str | None) -> str:
+    """A Python with pgx and JAX: ``given``, or a virtual environment made for this."""
+    if given:
+        return given
+    from platformdirs import user_cache_path
+
+    venv = user_cache_path("boardlab") / "pgx-venv"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        print(f"installing pgx 2.6 and JAX into {venv} (about 630 MB) ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(python), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, "pgx==2.6.*", "jax[cpu]"], check=True)
+    return str(python)
+
+
+def pgx_rate(python: str, game: str, batch: int, seconds: float) -> dict[str, Any]:
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    run = subprocess.run(
+        [python, "-c", PGX, game, str(batch), str(seconds)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--batches", default="1,64,1024,4096")
+    parser.add_argument("--pgx-python", help="a Python with pgx and JAX installed")
+    args = parser.parse_args()
+    batches = [int(b) for b in args.batches.split(",")]
+    rows: list[dict[str, Any]] = []
+    for game_id in boardlab.game_ids():
+        for batch in batches:
+            for threads in (1, 2):
+                rate = boardlab_rate(game_id, batch, threads, args.seconds)
+                rows.append(
+                    {
+                        "engine": "boardlab",
+                        "game": game_id,
+                        "batch": batch,
+                        "threads": threads,
+                        "moves_per_s": rate,
+                    }
+                )
+                print(f"boardlab {game_id:10} batch {batch:5} threads {threads}: {rate:12,.0f}")
+        if 1024 in batches:
+            rate = vector_env_rate(game_id, 1024, args.seconds)
+            rows.append(
+                {
+                    "engine": "boardlab gymnasium.make_vec",
+                    "game": game_id,
+                    "batch": 1024,
+                    "threads": 1,
+                    "moves_per_s": rate,
+                }
+            )
+            print(f"boardlab {game_id:10} make_vec 1024: {rate:12,.0f}")
+    python = pgx_python(args.pgx_python)
+    versions: dict[str, str] = {}
+    for game in PGX_GAMES:
+        for batch in batches:
+            found = pgx_rate(python, game, batch, args.seconds)
+            versions = {"jax": found["jax"], "pgx": found["pgx"]}
+            rows.append(
+                {
+                    "engine": "pgx",
+                    "game": game,
+                    "batch": batch,
+                    "threads": os.cpu_count(),
+                    "moves_per_s": found["moves_per_s"],
+                }
+            )
+            print(f"pgx      {game:10} batch {batch:5}: {found['moves_per_s']:12,.0f}")
+    write(rows, versions, args)
+
+
+def write(rows: list[dict[str, Any]], versions: dict[str, str], args: Any) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    (RESULTS / "vector.json").write_text(
+        json.dumps({"machine": machine, "versions": versions, "rows": rows}, indent=1) + "\n"
+    )
+    pgx_1024 = max(
+        (r["moves_per_s"] for r in rows if r["engine"] == "pgx" and r["batch"] == 1024),
+        default=0.0,
+    )
+    lines = [
+        "# The batched environment beside pgx",
+        "",
+        f"`python benchmarks/vector.py --seconds {args.seconds:g} --batches {args.batches}` "
+        f"on {machine}; pgx {versions.get('pgx', '?')} with JAX {versions.get('jax', '?')} "
+        "on the CPU. Live moves a second, observations and masks included.",
+        "",
+        "| engine | game | batch | threads | moves/s | vs pgx's best at 1024 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ratio = f"{r['moves_per_s'] / pgx_1024:.1f}x" if pgx_1024 and r["batch"] == 1024 else ""
+        lines.append(
+            f"| {r['engine']} | {r['game']} | {r['batch']} | {r['threads']} "
+            f"| {r['moves_per_s']:,.0f} | {ratio} |"
+        )
+    (RESULTS / "vector.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
