@@ -16,6 +16,7 @@ from typing import Any
 
 from boardlab.ai.alphabeta import AlphaBetaAgent
 from boardlab.ai.base import Agent, Choice, Limit
+from boardlab.ai.llm import LlmAgent
 from boardlab.ai.mcts import MctsAgent
 from boardlab.ai.perfect import PerfectAgent
 from boardlab.ai.simple import GreedyAgent, RandomAgent
@@ -25,7 +26,8 @@ from boardlab.core.registry import game_class
 from boardlab.extras import has
 
 AGENTS: dict[str, type[Agent]] = {
-    cls.kind: cls for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent, PerfectAgent)
+    cls.kind: cls
+    for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent, PerfectAgent, LlmAgent)
 }
 
 #: The named levels: each an agent spec with its budget (measured strength: docs/ai.md).
@@ -155,6 +157,7 @@ __all__ = [
     "Choice",
     "GreedyAgent",
     "Limit",
+    "LlmAgent",
     "MctsAgent",
     "PerfectAgent",
     "RandomAgent",

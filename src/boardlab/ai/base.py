@@ -52,6 +52,9 @@ class Choice:
     seconds: float = 0.0
     #: (action, value for the player to act, visits or 0) of every legal action searched.
     action_values: tuple[tuple[int, float, int], ...] = field(default=(), compare=False)
+    #: What the game record should say about this choice (a language model's refused
+    #: answers), or "".
+    comment: str = field(default="", compare=False)
 
 
 class SearchTimeout(Exception):

@@ -91,7 +91,10 @@ def play_game(
         position = record.position
         seat = position.to_act
         began = time.perf_counter()
-        record.play(seats[seat].choose(position).action)
+        choice = seats[seat].choose(position)
+        record.play(choice.action)
+        if choice.comment:
+            record.comments[len(record)] = choice.comment
         seconds[seat] += time.perf_counter() - began
         choices[seat] += 1
     outcome = record.outcome()

@@ -271,8 +271,11 @@ class TerminalGame:
         while not self.record.is_over() and self.position.to_act == first.to_act:
             before = self.position
             with self.thinking(agent, f"{first.player.capitalize()} ({label}) is thinking"):
-                action = agent.choose(before).action
+                choice = agent.choose(before)
+            action = choice.action
             played.append((before, action, self.record.play(action)))
+            if choice.comment:
+                self.record.comments[len(self.record)] = choice.comment
         seconds = time.perf_counter() - started
         words = " ".join(before.action_string(action) for before, action, _ in played)
         took = f"  ({seconds:.1f} s)" if seconds >= 0.5 else ""
