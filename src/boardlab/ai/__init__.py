@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from boardlab.ai.alphabeta import AlphaBetaAgent
+from boardlab.ai.az import AzAgent
 from boardlab.ai.base import Agent, Choice, Limit
 from boardlab.ai.llm import LlmAgent
 from boardlab.ai.mcts import MctsAgent
@@ -27,7 +28,15 @@ from boardlab.extras import has
 
 AGENTS: dict[str, type[Agent]] = {
     cls.kind: cls
-    for cls in (RandomAgent, GreedyAgent, AlphaBetaAgent, MctsAgent, PerfectAgent, LlmAgent)
+    for cls in (
+        RandomAgent,
+        GreedyAgent,
+        AlphaBetaAgent,
+        MctsAgent,
+        PerfectAgent,
+        LlmAgent,
+        AzAgent,
+    )
 }
 
 #: The named levels: each an agent spec with its budget (measured strength: docs/ai.md).
@@ -154,6 +163,7 @@ __all__ = [
     "LEVEL_NAMES",
     "Agent",
     "AlphaBetaAgent",
+    "AzAgent",
     "Choice",
     "GreedyAgent",
     "Limit",

@@ -1,0 +1,213 @@
+"""AlphaZero-style training of a small network for any boardlab game, on the CPU.
+
+    pip install -e '.[rl]' torch==2.13.0
+    python examples/alphazero.py --game galatjang --minutes 30 --out galatjang-az.npz
+    boardlab match galatjang az:weights=galatjang-az.npz easy --games 200 --jobs 2
+
+Self-play: ``--games`` games at once; each move is chosen by a PUCT search
+(``boardlab.ai.az.Search``, the one the ``az`` agent plays with) of ``--sims``
+simulations, and the leaves of all the games' searches are evaluated by the network in
+one batch. The root's priors get Dirichlet noise, and the first ``--sample-moves`` moves
+of a game are drawn in proportion to the visits, the later ones are the most visited.
+Training: the network (a multilayer perceptron over ``Game.observation``, a policy
+head over the game's actions, a tanh value head) learns the visit distributions and
+the results, from the side of the player to act, from the most recent positions.
+
+After every iteration the weights are written atomically to ``--out`` (numpy, what
+``az:weights=FILE`` reads) and a checkpoint beside it (``.pt``) that ``--resume``
+continues from; a line of JSON per iteration goes to ``--out`` with ``.log``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import boardlab
+from boardlab.ai.az import Search, save_weights
+
+
+class Net(torch.nn.Module):  # type: ignore[misc]
+    """Observation in; policy logits over the action space and a value in (-1, 1) out."""
+
+    def __init__(self, inputs: int, actions: int, hidden: tuple[int, ...]) -> None:
+        super().__init__()
+        layers: list[torch.nn.Module] = []
+        size = inputs
+        for width in hidden:
+            layers += [torch.nn.Linear(size, width), torch.nn.ReLU()]
+            size = width
+        self.body = torch.nn.Sequential(*layers)
+        self.policy = torch.nn.Linear(size, actions)
+        self.value = torch.nn.Linear(size, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.body(x)
+        return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
+
+
+def export(net: Net, game: Any, path: Path) -> None:
+    """The weights as the ``az`` agent reads them."""
+
+    def pair(layer: torch.nn.Linear) -> tuple[Any, Any]:
+        return layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy()
+
+    linears = [m for m in net.body if isinstance(m, torch.nn.Linear)]
+    save_weights(path, game, [pair(m) for m in linears], pair(net.policy), pair(net.value))
+
+
+def self_play(game: Any, net: Net, args: Any, rng: random.Random) -> list[tuple[Any, ...]]:
+    """``args.games`` games of self-play; their positions as (observation, legal mask,
+    visit distribution, result for the player to act)."""
+    positions = [game.initial() for _ in range(args.games)]
+    history: list[list[tuple[Any, Any, Any, int]]] = [[] for _ in positions]
+    live = list(range(len(positions)))
+    while live:
+        searches = {i: Search(positions[i], args.c_puct) for i in live}
+        for simulation in range(args.sims + 1):  # the first expands the roots
+            paths = {i: searches[i].leaf() for i in live}
+            observations = np.array(
+                [game.observation(searches[i].leaf_node(paths[i]).state) for i in live],
+                np.float32,
+            )
+            with torch.no_grad():
+                logits, values = net(torch.from_numpy(observations))
+            for k, i in enumerate(live):
+                searches[i].expand(paths[i], logits[k].numpy(), float(values[k]))
+                if simulation == 0:
+                    searches[i].add_noise(rng, args.alpha, 0.25)
+        for i in live:
+            position = positions[i]
+            policy = searches[i].policy()
+            target = np.zeros(game.num_actions, np.float32)
+            mask = np.zeros(game.num_actions, np.bool_)
+            for action, share in policy.items():
+                target[action], mask[action] = share, True
+            observation = np.array(game.observation(position.state), np.float32)
+            history[i].append((observation, mask, target, position.to_act))
+            actions, shares = zip(*policy.items(), strict=True)
+            if len(history[i]) <= args.sample_moves:
+                action = rng.choices(actions, weights=shares)[0]
+            else:
+                action = max(actions, key=lambda a: policy[a])
+            positions[i] = position.play(action)
+        live = [i for i in live if not positions[i].is_over()]
+    samples = []
+    for position, moves in zip(positions, history, strict=True):
+        outcome = position.outcome()
+        for observation, mask, target, player in moves:
+            samples.append((observation, mask, target, 2.0 * outcome.score(player) - 1.0))
+    return samples
+
+
+def train(net: Net, optimiser: Any, buffer: deque[tuple[Any, ...]], args: Any) -> float:
+    """``args.epochs`` passes over the buffer; the mean loss of the last."""
+    data = list(buffer)
+    observations = torch.from_numpy(np.stack([d[0] for d in data]))
+    masks = torch.from_numpy(np.stack([d[1] for d in data]))
+    targets = torch.from_numpy(np.stack([d[2] for d in data]))
+    results = torch.tensor([d[3] for d in data], dtype=torch.float32)
+    mean = 0.0
+    for _ in range(args.epochs):
+        order = torch.randperm(len(data))
+        losses = []
+        for start in range(0, len(data), args.batch):
+            pick = order[start : start + args.batch]
+            logits, values = net(observations[pick])
+            logits = logits.masked_fill(~masks[pick], -1e9)
+            policy_loss = -(targets[pick] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            value_loss = torch.nn.functional.mse_loss(values, results[pick])
+            loss = policy_loss + value_loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            losses.append(loss.item())
+        mean = sum(losses) / len(losses)
+    return mean
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="AlphaZero-style training for a boardlab game")
+    parser.add_argument("--game", default="galatjang")
+    parser.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--out", type=Path, required=True, help="the weights file (.npz)")
+    parser.add_argument("--minutes", type=float, default=30.0, help="training time in all")
+    parser.add_argument("--games", type=int, default=64, help="self-play games an iteration")
+    parser.add_argument("--sims", type=int, default=64, help="simulations a move")
+    parser.add_argument("--hidden", default="128,128", help="hidden layer widths")
+    parser.add_argument("--buffer", type=int, default=40_000, help="positions kept")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--c-puct", type=float, default=1.5)
+    parser.add_argument("--alpha", type=float, default=0.5, help="Dirichlet noise")
+    parser.add_argument("--sample-moves", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    args = parser.parse_args()
+
+    options = dict(item.split("=", 1) for item in args.option)
+    game = boardlab.new_game(args.game, options)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    rng = random.Random(args.seed)
+    size = len(game.observation(game.initial_state()))
+    hidden = tuple(int(w) for w in args.hidden.split(","))
+    net = Net(size, game.num_actions, hidden)
+    optimiser = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    checkpoint = args.out.with_suffix(".pt")
+    log = args.out.with_suffix(".log")
+    iteration, spent = 0, 0.0
+    if args.resume and checkpoint.exists():
+        saved = torch.load(checkpoint, weights_only=False)
+        net.load_state_dict(saved["net"])
+        optimiser.load_state_dict(saved["optimiser"])
+        iteration, spent = saved["iteration"], saved["seconds"]
+        rng.setstate(saved["rng"])
+        print(f"resumed at iteration {iteration}, {spent / 60:.1f} minutes in")
+    buffer: deque[tuple[Any, ...]] = deque(maxlen=args.buffer)
+    while spent < args.minutes * 60:
+        began = time.perf_counter()
+        net.eval()
+        samples = self_play(game, net, args, rng)
+        played = time.perf_counter() - began
+        buffer.extend(samples)
+        net.train()
+        loss = train(net, optimiser, buffer, args)
+        spent += time.perf_counter() - began
+        iteration += 1
+        export(net, game, args.out)
+        temporary = checkpoint.with_name(checkpoint.name + ".tmp")
+        state = {
+            "net": net.state_dict(),
+            "optimiser": optimiser.state_dict(),
+            "iteration": iteration,
+            "seconds": spent,
+            "rng": rng.getstate(),
+        }
+        torch.save(state, temporary)
+        os.replace(temporary, checkpoint)
+        entry = {
+            "iteration": iteration,
+            "minutes": round(spent / 60, 2),
+            "positions": len(samples),
+            "buffer": len(buffer),
+            "loss": round(loss, 4),
+            "self_play_s": round(played, 1),
+        }
+        with log.open("a") as stream:
+            stream.write(json.dumps(entry) + "\n")
+        print(json.dumps(entry), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""The AlphaZero-style agent: weights files, the PUCT search against exact play, turns of
+several actions, bad files; and the trainer in examples/ run for a moment (with PyTorch)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import boardlab
+from boardlab.ai import make_agent
+from boardlab.ai.az import Network, Search, save_weights
+from boardlab.core.errors import BoardlabError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def weights(game: Any, path: Path, seed: int | None = 0, hidden: int = 16) -> Path:
+    """A weights file for ``game``: random layers, or (``seed`` None) all zeros, which
+    gives uniform priors and a value of 0 everywhere."""
+    rng = np.random.default_rng(seed)
+    size = len(game.observation(game.initial_state()))
+
+    def layer(inputs: int, outputs: int) -> tuple[Any, Any]:
+        if seed is None:
+            return np.zeros((inputs, outputs), np.float32), np.zeros(outputs, np.float32)
+        w = rng.normal(0, 1 / np.sqrt(inputs), (inputs, outputs)).astype(np.float32)
+        return w, rng.normal(0, 0.1, outputs).astype(np.float32)
+
+    save_weights(
+        path, game, [layer(size, hidden)], layer(hidden, game.num_actions), layer(hidden, 1)
+    )
+    return path
+
+
+@pytest.mark.parametrize("game_id", boardlab.game_ids())
+def test_the_agent_plays_legal_games_from_a_weights_file(game_id: str, tmp_path: Path) -> None:
+    game = boardlab.new_game(game_id)
+    path = weights(game, tmp_path / "w.npz")
+    agent = make_agent(f"az:weights={path},iterations=24", game=game)
+    agent.check(game)
+    position, rng = game.initial(), random.Random(1)
+    for _ in range(60):
+        if position.is_over():
+            break
+        if position.to_act == 0:
+            choice = agent.choose(position)
+            assert choice.action in position.legal_actions()
+            assert choice.iterations == 24
+            position = position.play(choice.action)
+        else:
+            position = position.play(rng.choice(position.legal_actions()))
+
+
+def test_the_network_is_the_forward_pass_of_its_layers(tmp_path: Path) -> None:
+    game = boardlab.new_game("linja")
+    network = Network(weights(game, tmp_path / "w.npz", seed=3))
+    observation = np.array([game.observation(game.initial_state())], np.float32)
+    logits, values = network(observation)
+    with np.load(tmp_path / "w.npz") as data:
+        hidden = np.maximum(observation @ data["w0"] + data["b0"], 0)
+        assert np.allclose(logits, hidden @ data["policy_w"] + data["policy_b"])
+        assert np.allclose(values, np.tanh(hidden @ data["value_w"] + data["value_b"])[:, 0])
+    assert json.loads(str(np.load(tmp_path / "w.npz")["meta"]))["game"] == "linja"
+
+
+def exact(game: Any, state: Any) -> float:
+    """The result for the player to act under perfect play (1, 0 or -1)."""
+
+    @functools.cache
+    def value(s: Any) -> float:
+        outcome = game.outcome_of(s)
+        if outcome is not None:
+            return 2.0 * outcome.score(game.to_act(s)) - 1.0
+        me = game.to_act(s)
+        return max(
+            value(t) if game.to_act(t) == me else -value(t)
+            for t in (game.apply(s, a) for a in game.legal_actions(s))
+        )
+
+    return value(state)
+
+
+def test_the_search_alone_finds_exact_play_in_small_endgames(tmp_path: Path) -> None:
+    # A network that knows nothing (uniform priors, value 0): the visits alone must
+    # find a best action of a small Galatjang, checked against a full minimax.
+    game = boardlab.new_game("galatjang", pits=2, seeds=2)
+    network = Network(weights(game, tmp_path / "zero.npz", seed=None))
+    rng, checked = random.Random(4), 0
+    while checked < 12:
+        position = game.initial()
+        for _ in range(rng.randrange(0, 6)):
+            if position.is_over():
+                break
+            position = position.play(rng.choice(position.legal_actions()))
+        if position.is_over() or len(position.legal_actions()) < 2:
+            continue
+        best = exact(game, position.state)
+        search = Search(position)
+        for _ in range(3000):
+            path = search.leaf()
+            logits, values = network([game.observation(search.leaf_node(path).state)])
+            search.expand(path, logits[0], float(values[0]))
+        root = search.root
+        chosen = max(root.visits, key=lambda a: root.visits[a])
+        after = game.apply(position.state, chosen)
+        same = game.to_act(after) == position.to_act
+        assert (exact(game, after) if same else -exact(game, after)) == best, position
+        checked += 1
+
+
+def test_a_turn_of_several_actions_keeps_the_player_s_side(tmp_path: Path) -> None:
+    # Jin Li, target 1: Red wins only by a1-b2, next to Yellow's koi on c3; after any
+    # other swim he must still drop (the same player acts twice). The search must see it.
+    game = boardlab.new_game("jinli", target=1)
+    position = game.from_position_string("Y6/7/7/7/2Y4/7/R5R r m 10/10 0/0 0 4")
+    agent = make_agent(
+        f"az:weights={weights(game, tmp_path / 'zero.npz', seed=None)},iterations=400"
+    )
+    choice = agent.choose(position)
+    after = position.play(choice.action)
+    assert after.is_over() and after.outcome().winner == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("az", "needs weights=FILE"),
+        ("az:weights=/nonexistent/w.npz", "cannot read weights '/nonexistent/w.npz'"),
+    ],
+)
+def test_bad_weights_are_named(spec: str, message: str) -> None:
+    game = boardlab.new_game("galatjang")
+    with pytest.raises(BoardlabError, match=message):
+        make_agent(spec).check(game)
+
+
+def test_weights_of_another_game_are_refused(tmp_path: Path) -> None:
+    path = weights(boardlab.new_game("linja"), tmp_path / "linja.npz")
+    with pytest.raises(BoardlabError, match="the weights are for 'linja'"):
+        make_agent(f"az:weights={path}").check(boardlab.new_game("galatjang"))
+    junk = tmp_path / "junk.npz"
+    np.savez(junk, x=np.zeros(3))
+    with pytest.raises(BoardlabError, match="is not a weights file"):
+        make_agent(f"az:weights={junk}").check(boardlab.new_game("galatjang"))
+
+
+def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "g.npz"
+    command = [
+        sys.executable, str(ROOT / "examples" / "alphazero.py"), "--game", "galatjang",
+        "-o", "pits=3", "--out", str(out), "--games", "4", "--sims", "6", "--minutes", "0.01",
+    ]  # fmt: skip
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert first.returncode == 0, first.stderr
+    done = len(out.with_suffix(".log").read_text().splitlines())
+    again = subprocess.run(
+        [*command[:-1], "0.02", "--resume"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"resumed at iteration {done}," in again.stdout
+    lines = [json.loads(x) for x in out.with_suffix(".log").read_text().splitlines()]
+    assert len(lines) > done
+    assert [x["iteration"] for x in lines] == list(range(1, len(lines) + 1))
+    assert lines[0]["positions"] > 0
+    game = boardlab.new_game("galatjang", pits=3)
+    agent = make_agent(f"az:weights={out},iterations=10", game=game)
+    agent.check(game)
+    assert agent.choose(game.initial()).action in game.initial().legal_actions()
