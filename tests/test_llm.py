@@ -95,7 +95,7 @@ def test_an_action_is_found_in_free_text(game_id: str, answer: str, expected: st
     ("answer", "why"),
     [
         ("I play a1-b2 or g1-f2.", "several legal actions (a1-b2, g1-f2)"),
-        ("Action: a1-c3", "'a1-c3' is not legal here"),
+        ("Action: a1-c3", "'a1-c3' is not a legal action here"),
         ("Let me think about the koi.", "no action found in the answer"),
         ("", "no action found"),
     ],
@@ -103,14 +103,14 @@ def test_an_action_is_found_in_free_text(game_id: str, answer: str, expected: st
 def test_an_answer_without_one_legal_action_says_why(answer: str, why: str) -> None:
     position = boardlab.new_game("jinli").initial()
     action, reason = find_action(position, answer)
-    assert action is None and why in reason and "a1-b2" in reason
+    assert action is None and why in reason
 
 
 def test_refused_answers_are_retried_with_the_reason_and_recorded(endpoint: Any) -> None:
     def reply(messages: list[dict[str, str]]) -> str:
         if len(messages) == 2:  # the first question: a wrong answer
             return "I jump! Action: a1-c3"
-        assert "'a1-c3' is not legal here" in messages[-1]["content"]
+        assert "'a1-c3' is not a legal action here. The legal" in messages[-1]["content"]
         return f"Sorry. Action: {legal_from(messages)[0]}"
 
     endpoint.reply = reply
@@ -120,7 +120,9 @@ def test_refused_answers_are_retried_with_the_reason_and_recorded(endpoint: Any)
     assert record.is_over()
     refused = [c for c in record.comments.values() if "refused" in c]
     assert len(refused) == len([r for r in endpoint.requests if len(r["body"]["messages"]) == 2])
-    assert all("'I jump! Action: a1-c3': 'a1-c3' is not legal here" in c for c in refused)
+    assert all(
+        c == "refused 'I jump! Action: a1-c3': 'a1-c3' is not a legal action here" for c in refused
+    )
     first = endpoint.requests[0]
     assert first["path"] == "/v1/chat/completions" and first["body"]["model"] == "fake"
 

@@ -72,30 +72,30 @@ def find_action(position: Position[Any], answer: str) -> tuple[int | None, str]:
         legal, illegal = _named(position, text)
     if len(legal) == 1:
         return legal[0], ""
-    shown = ", ".join(position.legal_action_strings())
     if len(legal) > 1:
         names = ", ".join(position.game.format_action(position.state, a) for a in legal)
-        return None, f"the answer names several legal actions ({names}): name one"
+        return None, f"the answer names several legal actions ({names})"
     if illegal:
-        word, why = illegal[-1]
-        return None, f"{word!r} is not legal here ({why}); the legal actions are {shown}"
-    return None, f"no action found in the answer; the legal actions are {shown}"
+        return None, f"{illegal[-1]!r} is not a legal action here"
+    return None, "no action found in the answer"
 
 
-def _named(position: Position[Any], text: str) -> tuple[list[int], list[tuple[str, str]]]:
-    """The distinct legal actions ``text`` names, in order, and the words that parsed
-    as actions but are not legal (with the reason)."""
+def _named(position: Position[Any], text: str) -> tuple[list[int], list[str]]:
+    """The distinct legal actions ``text`` names, in order, and the words that look like
+    actions (a digit in them, or ``pass``) but are not legal."""
     legal: list[int] = []
-    illegal: list[tuple[str, str]] = []
+    illegal: list[str] = []
     actions = set(position.legal_actions())
     for word in CANDIDATE.findall(text):
         try:
             action = position.parse_action(word)
-        except BoardlabError as error:
+        except BoardlabError:
             if any(c.isdigit() for c in word) or word.lower() == "pass":
-                illegal.append((word, str(error)))
+                illegal.append(word)
             continue
-        if action in actions and action not in legal:
+        if action not in actions:
+            illegal.append(word)
+        elif action not in legal:
             legal.append(action)
     return legal, illegal
 
@@ -141,9 +141,11 @@ class LlmAgent(Agent):
             if action is not None:
                 return with_time(Choice(action=action, comment=_comment(refused)), clock)
             refused.append(f"{_short(answer)!r}: {why}")
+            shown = ", ".join(position.legal_action_strings())
+            again = f"{why}. The legal actions are {shown}. End with 'Action: <one of them>'."
             messages += [
                 {"role": "assistant", "content": answer},
-                {"role": "user", "content": f"{why}. End with 'Action: <one legal action>'."},
+                {"role": "user", "content": again},
             ]
         action = (rng or self.rng).choice(actions)
         shown = position.game.format_action(position.state, action)
