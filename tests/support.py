@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -242,3 +245,18 @@ def ended(position: Position[Any]) -> tuple[str, tuple[int, int], str]:
     assert position.is_over()
     assert position.legal_action_strings() == []
     return outcome.winner_name, outcome.points, outcome.reason
+
+
+def same_without_jit(code: str) -> str:
+    """What ``code`` prints, run once as plain Python (``NUMBA_DISABLE_JIT=1``) and once
+    compiled; the two must be equal."""
+    runs = []
+    for disable in ("1", "0"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+        assert run.returncode == 0, run.stderr
+        runs.append(run.stdout)
+    assert runs[0] == runs[1]
+    return runs[0]

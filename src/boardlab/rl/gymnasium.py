@@ -36,11 +36,11 @@ from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.game import Position
 from boardlab.core.registry import game_class, game_ids, new_game
 from boardlab.extras import import_extra
+from boardlab.rl.rendering import RENDER_MODES, check_render_mode, render
 
 np = import_extra("numpy", "boardlab.rl.gymnasium")
 gymnasium = import_extra("gymnasium", "boardlab.rl.gymnasium")
 
-RENDER_MODES = ("ansi", "human")
 SEATS = (0, 1, "random")
 ILLEGAL = ("lose", "raise")
 
@@ -83,8 +83,7 @@ class BoardlabEnv(gymnasium.Env):  # type: ignore[misc,name-defined]
             raise ValueError(f"seat {seat!r}: expected 0, 1 or 'random'")
         if illegal not in ILLEGAL:
             raise ValueError(f"illegal={illegal!r}: expected 'lose' or 'raise'")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode {render_mode!r}: expected 'ansi', 'human' or None")
+        check_render_mode(render_mode)
         make_agent(opponent, game=self.game).check(self.game)  # a bad spec fails here
         self.opponent_spec, self.seat_choice, self.illegal = opponent, seat, illegal
         self.render_mode = render_mode
@@ -151,14 +150,7 @@ class BoardlabEnv(gymnasium.Env):  # type: ignore[misc,name-defined]
         return mask
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode: nothing to show")
-            return None
-        text = f"{self.game.render(self.position.state)}\n{self.position.position_string()}"
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render(self.position, self.render_mode)
 
     def _opponent_plays(self) -> None:
         while not self.position.is_over() and self.position.to_act != self.seat:

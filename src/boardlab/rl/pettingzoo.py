@@ -32,13 +32,12 @@ from boardlab.core.errors import IllegalActionError
 from boardlab.core.game import Game, Position
 from boardlab.core.registry import new_game
 from boardlab.extras import import_extra
+from boardlab.rl.rendering import RENDER_MODES, check_render_mode, render
 
 np = import_extra("numpy", "boardlab.rl.pettingzoo")
 gymnasium = import_extra("gymnasium", "boardlab.rl.pettingzoo")
 _pettingzoo = import_extra("pettingzoo", "boardlab.rl.pettingzoo")
 _wrappers = import_extra("pettingzoo.utils.wrappers", "boardlab.rl.pettingzoo")
-
-RENDER_MODES = ("ansi", "human")
 
 
 def env(game_id: str, render_mode: str | None = None, **options: Any) -> Any:
@@ -57,11 +56,7 @@ class BoardlabAEC(_pettingzoo.AECEnv):  # type: ignore[misc,name-defined]
 
     def __init__(self, game: Game[Any], render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"unknown render_mode {render_mode!r}: expected one of {', '.join(RENDER_MODES)}"
-                " or None"
-            )
+        check_render_mode(render_mode)
         self.game = game
         self.render_mode = render_mode
         self.metadata = {
@@ -157,14 +152,7 @@ class BoardlabAEC(_pettingzoo.AECEnv):  # type: ignore[misc,name-defined]
             self.render()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode: nothing to show")
-            return None
-        text = f"{self.game.render(self.position.state)}\n{self.position.position_string()}"
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render(self.position, self.render_mode)
 
     def close(self) -> None:
         pass
