@@ -171,13 +171,25 @@ def build_parser() -> argparse.ArgumentParser:
     match = command("match", "play agents against each other and measure the difference")
     match.add_argument("agent_a", metavar="AGENT_A", help=AGENT_HELP)
     match.add_argument("agent_b", metavar="AGENT_B", help=AGENT_HELP)
-    match.add_argument("--games", "-n", type=within(int, 1, 10**7), default=100, metavar="N")
+    match.add_argument(
+        "--games",
+        "-n",
+        type=within(int, 1, 10**7),
+        metavar="N",
+        help="games to play (default 100; with --sprt, the most to play: default 20000)",
+    )
     option_flag(match)
     match.add_argument(
         "--jobs", "-j", type=within(int, 1, 256), metavar="J", help="processes (default: cores)"
     )
     match.add_argument("--seed", type=SEED, default=0, metavar="S")
     match.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
+    match.add_argument(
+        "--sprt",
+        metavar="TEST",
+        help="stop when a sequential test over game pairs decides, like "
+        "elo0=0,elo1=10,alpha=0.05,beta=0.05 (logistic Elo of AGENT_A over AGENT_B)",
+    )
     analyze = command("analyze", "the value of every legal action and the best line")
     with_options(analyze)
     analyze.add_argument(
@@ -354,18 +366,19 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _progress_bar(label: str, unit: str) -> Iterator[Callable[[int, int], None]]:
+def _progress_bar(label: str, unit: str) -> Iterator[Callable[..., None]]:
     """A progress bar on standard error when it is a terminal (Rich if installed); yields
-    ``update(done, total)``."""
+    ``update(done, total, note="")``, the note shown after the label."""
     if not sys.stderr.isatty():
-        yield lambda done, total: None
+        yield lambda done, total, note="": None
         return
     try:
         from rich.progress import Progress
     except ImportError:
 
-        def show(done: int, total: int) -> None:
-            print(f"\r{label}: {done}/{total} {unit}", end="", file=sys.stderr, flush=True)
+        def show(done: int, total: int, note: str = "") -> None:
+            line = f"\r{label}: {done}/{total} {unit} {note}"
+            print(line, end="", file=sys.stderr, flush=True)
 
         yield show
         print(file=sys.stderr)
@@ -374,29 +387,44 @@ def _progress_bar(label: str, unit: str) -> Iterator[Callable[[int, int], None]]
 
     with Progress(transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task(label, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+        def update(done: int, total: int, note: str = "") -> None:
+            bar.update(task, completed=done, total=total, description=f"{label} {note}".strip())
+
+        yield update
 
 
 def run_match(args: argparse.Namespace) -> int:
     from boardlab.arena import play_match
+    from boardlab.arena.sprt import Sprt, pair_counts
 
     game = _game(args)
-    finished = [0]
+    test = Sprt.parse(args.sprt) if args.sprt else None
+    games = args.games or (20_000 if test else 100)
+
+    def live(results: list[Any]) -> str:
+        """The test's log-likelihood ratio and its bounds, to show."""
+        if test is None:
+            return ""
+        accept_h0, accept_h1 = test.bounds()
+        return f"LLR {test.llr(pair_counts(results)):+.2f} ({accept_h0:+.2f}, {accept_h1:+.2f})"
+
     with _progress_bar(f"{args.agent_a} vs {args.agent_b}", "games") as update:
 
-        def advance() -> None:
-            finished[0] += 1
-            update(finished[0], args.games)
+        def decided(results: list[Any]) -> bool:
+            """Show the progress; whether the test has decided."""
+            update(len(results), games, live(results))
+            return test is not None and test.verdict(pair_counts(results)) is not None
 
         result = play_match(
             game.id,
             args.agent_a,
             args.agent_b,
-            args.games,
+            games,
             dict(game.options),
             jobs=args.jobs,
             seed=args.seed,
-            progress=lambda _: advance(),
+            stop=decided,
         )
     score = result.score
     low, high = score.interval()
@@ -412,6 +440,17 @@ def run_match(args: argparse.Namespace) -> int:
     print(f"first player scored {result.first_player_score():.3f}")
     a_time, b_time = result.seconds_per_choice()
     print(f"time per action: {args.agent_a} {a_time:.3f} s, {args.agent_b} {b_time:.3f} s")
+    if test is not None:
+        counts = pair_counts(result.games)
+        verdict = test.verdict(counts)
+        said = {
+            "H1": f"H1 accepted (elo1={test.elo1:g})",
+            "H0": f"H0 accepted (elo0={test.elo0:g})",
+        }
+        print(
+            f"SPRT: {said.get(verdict or '', 'no verdict')}, {live(list(result.games))} "
+            f"after {sum(counts)} pairs; pentanomial {' '.join(map(str, counts))}"
+        )
     if args.records:
         path = write_atomic(args.records, "\n".join(g.record for g in result.games))
         print(f"records: {path}")
