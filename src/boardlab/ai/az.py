@@ -209,7 +209,7 @@ class AzAgent(Agent):
 
     def network(self) -> Network:
         if "weights" not in self.settings:
-            raise BoardlabError("agent 'az' needs weights=FILE, like az:weights=galatjang.npz")
+            raise BoardlabError("agent 'az' needs weights=FILE, like az:weights=trained.npz")
         if self._network is None:
             self._network = Network(str(self.settings["weights"]))
         return self._network

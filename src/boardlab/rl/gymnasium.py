@@ -2,7 +2,7 @@
 
     import gymnasium
     import boardlab.rl.gymnasium  # registers boardlab/<Name>-v0 for every game
-    env = gymnasium.make("boardlab/Galatjang-v0", opponent="medium", seat=0, pits=5)
+    env = gymnasium.make("boardlab/<Name>-v0", opponent="medium", seat=0, option=value)
     observation, info = env.reset(seed=1)
     action = env.action_space.sample(info["action_mask"])
     observation, reward, terminated, truncated, info = env.step(action)
@@ -19,7 +19,7 @@ cap is a rule of the game. An illegal action ends the episode as a loss
 (``info["illegal_action"]``), or raises ``IllegalActionError`` with ``illegal="raise"``.
 ``reset(options={"position": "<position string>"})`` starts from any position.
 
-``gymnasium.make_vec("boardlab/Linja-v0", num_envs=1024, vectorization_mode=
+``gymnasium.make_vec("boardlab/<Name>-v0", num_envs=1024, vectorization_mode=
 "vector_entry_point", threads=2)`` is ``BoardlabVectorEnv``: that many games of
 self-play stepped together by the compiled batch (``boardlab.fast.vector``).
 

@@ -10,7 +10,7 @@
         env.step(action)
 
 The agents are ``player_0`` and ``player_1``, as in PettingZoo's board games: the game's
-players in the order of ``Game.players`` (``player_0`` is Red in Jin Li). Each
+players in the order of ``Game.players`` (``player_0`` is ``players[0]``). Each
 observation is a dict: ``observation``, the game's observation from that agent's side
 (``Game.observation``, documented in the game card), and ``action_mask`` over the game's
 flat action space, all zeros for an agent that is not to act. A turn of several actions
