@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -189,6 +190,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TEST",
         help="stop when a sequential test over game pairs decides, like "
         "elo0=0,elo1=10,alpha=0.05,beta=0.05 (logistic Elo of AGENT_A over AGENT_B)",
+    )
+    engine = command("engine", "be an engine speaking UGI on standard input and output")
+    option_flag(engine)
+    engine.add_argument(
+        "--agent",
+        default="medium",
+        metavar="SPEC",
+        help=f"{AGENT_HELP} (default: medium); also setoption name agent value SPEC",
     )
     analyze = command("analyze", "the value of every legal action and the best line")
     with_options(analyze)
@@ -641,7 +650,21 @@ def run_serve(args: argparse.Namespace) -> int:
     return serve(args.host, args.port, args.db, args.workers)
 
 
+def run_engine(args: argparse.Namespace) -> int:
+    from boardlab.arena.ugi import serve
+
+    lock = threading.Lock()
+
+    def write(line: str) -> None:  # the search thread writes too
+        with lock:
+            print(line, flush=True)
+
+    serve(_game(args), args.agent, sys.stdin, write)
+    return 0
+
+
 COMMANDS = {
+    "engine": run_engine,
     "review": run_review,
     "serve": run_serve,
     "solve": run_solve,

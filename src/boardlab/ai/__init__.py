@@ -17,6 +17,7 @@ from typing import Any
 from boardlab.ai.alphabeta import AlphaBetaAgent
 from boardlab.ai.az import AzAgent
 from boardlab.ai.base import Agent, Choice, Limit
+from boardlab.ai.engine import EngineAgent
 from boardlab.ai.llm import LlmAgent
 from boardlab.ai.mcts import MctsAgent
 from boardlab.ai.perfect import PerfectAgent
@@ -36,6 +37,7 @@ AGENTS: dict[str, type[Agent]] = {
         PerfectAgent,
         LlmAgent,
         AzAgent,
+        EngineAgent,
     )
 }
 
@@ -165,6 +167,7 @@ __all__ = [
     "AlphaBetaAgent",
     "AzAgent",
     "Choice",
+    "EngineAgent",
     "GreedyAgent",
     "Limit",
     "LlmAgent",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardlab.ai import make_agent
+from boardlab.ai.engine import EngineFault
 from boardlab.arena.stats import Score
 from boardlab.core.record import GameRecord
 from boardlab.core.registry import new_game
@@ -91,7 +92,12 @@ def play_game(
         position = record.position
         seat = position.to_act
         began = time.perf_counter()
-        choice = seats[seat].choose(position)
+        try:
+            choice = seats[seat].choose(position)
+        except EngineFault as fault:  # the game is lost, the match goes on
+            record.resign(seat, "forfeit")
+            record.comments[len(record)] = str(fault)
+            break
         record.play(choice.action)
         if choice.comment:
             record.comments[len(record)] = choice.comment

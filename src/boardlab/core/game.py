@@ -230,7 +230,8 @@ class Game(ABC, Generic[State]):
     @classmethod
     def reason_words(cls, reason: str) -> str:
         """Why a game ended, in words."""
-        return "resignation" if reason == "resign" else cls.reasons.get(reason, reason)
+        ended = {"resign": "resignation", "forfeit": "forfeit (the player's program failed)"}
+        return ended.get(reason) or cls.reasons.get(reason, reason)
 
     # ------------------------------------------------------------------ public face
     def initial(self) -> Position[State]:

@@ -44,6 +44,8 @@ UNFINISHED = "*"
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 _TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
+#: How a player can end a game before the rules do.
+RESIGN_REASONS = ("resign", "forfeit")
 #: A tag (its quoted value may hold ``]``), a comment (``\}`` inside it), a line comment,
 #: a malformed tag, or a word.
 _TOKEN = re.compile(
@@ -99,8 +101,10 @@ class GameRecord:
         self.headers: dict[str, str] = dict(headers or {})
         #: comments[k]: the comment after the first k actions (0: before any action).
         self.comments: dict[int, str] = {}
-        #: the player (index) who resigned, ending an unfinished game
+        #: the player (index) who resigned or forfeited, ending an unfinished game
         self.resigned: int | None = None
+        #: ``resign``, or ``forfeit`` (the player's program failed: a crash, a timeout)
+        self.resign_reason = "resign"
 
     # ------------------------------------------------------------------ play and undo
     @property
@@ -187,11 +191,15 @@ class GameRecord:
             yield Turn(number + 1, player, first, tuple(group))
 
     # ------------------------------------------------------------------ results
-    def resign(self, player: int | None = None) -> None:
-        """``player`` (by default the one to act) gives up the unfinished game."""
+    def resign(self, player: int | None = None, reason: str = "resign") -> None:
+        """``player`` (by default the one to act) gives up the unfinished game, or loses
+        it by ``forfeit``."""
         if self.position.is_over():
             raise BoardlabError("the game is already over")
+        if reason not in RESIGN_REASONS:
+            raise BoardlabError(f"unknown reason {reason!r}: expected resign or forfeit")
         self.resigned = self.position.to_act if player is None else player
+        self.resign_reason = reason
 
     def is_over(self) -> bool:
         return self.resigned is not None or self.position.is_over()
@@ -199,7 +207,8 @@ class GameRecord:
     def outcome(self) -> Outcome | None:
         """How the game ended: by the rules, or by a resignation (reason ``resign``)."""
         if self.resigned is not None:
-            return Outcome(1 - self.resigned, self.position.points, "resign", self.game.players)
+            reason = self.resign_reason
+            return Outcome(1 - self.resigned, self.position.points, reason, self.game.players)
         return self.position.outcome()
 
     def result(self) -> str:
@@ -315,9 +324,10 @@ class GameRecord:
                     f"{record.comments[ply]} {note}" if ply in record.comments else note
                 )
         claimed = results[0][1].lower() if results else headers.get("Result", UNFINISHED).lower()
-        resigned = headers.get("Reason", "").lower() == "resign"
-        if resigned and not record.position.is_over() and claimed in record.game.players:
-            record.resign(1 - record.game.players.index(claimed))
+        reason = headers.get("Reason", "").lower()
+        ended = reason in RESIGN_REASONS and claimed in record.game.players
+        if ended and not record.position.is_over():
+            record.resign(1 - record.game.players.index(claimed), reason)
         if claimed != UNFINISHED and claimed != record.result():
             line_number = results[0][0] if results else 0
             raise RecordError(
@@ -454,7 +464,11 @@ class GameRecord:
         if resigned is not None:
             if resigned not in game.players or record.position.is_over():
                 raise RecordError(f"bad resignation {resigned!r}: not a player of an open game")
-            record.resign(game.players.index(resigned))
+            outcome = data.get("outcome")
+            reason = outcome.get("reason") if isinstance(outcome, dict) else None
+            record.resign(
+                game.players.index(resigned), "forfeit" if reason == "forfeit" else "resign"
+            )
         final = _field(data, "final", str, "a position string or null", None)
         if final is not None and final != record.position.position_string():
             raise RecordError(
