@@ -191,6 +191,40 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop when a sequential test over game pairs decides, like "
         "elo0=0,elo1=10,alpha=0.05,beta=0.05 (logistic Elo of AGENT_A over AGENT_B)",
     )
+    tournament = command("tournament", "every agent against every other, with ratings")
+    tournament.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_HELP)
+    option_flag(tournament)
+    tournament.add_argument(
+        "--gauntlet", action="store_true", help="the first agent against each of the others only"
+    )
+    tournament.add_argument(
+        "--pairs",
+        type=within(int, 1, 10**6),
+        default=10,
+        metavar="N",
+        help="game pairs (seats swapped, same opening) per meeting (default 10)",
+    )
+    tournament.add_argument(
+        "--openings",
+        type=within(int, 0, 200),
+        default=0,
+        metavar="N",
+        help="start each pair from N random actions (default 0: from the start)",
+    )
+    tournament.add_argument(
+        "--openings-file", metavar="FILE", help="start the pairs from these position strings"
+    )
+    tournament.add_argument(
+        "--jobs", "-j", type=within(int, 1, 256), metavar="J", help="processes (default: cores)"
+    )
+    tournament.add_argument("--seed", type=SEED, default=0, metavar="S")
+    tournament.add_argument(
+        "--results",
+        metavar="FILE",
+        help="where each game is added as it ends; the same command and file resume a "
+        "stopped tournament (default: a file named after the settings in the games folder)",
+    )
+    tournament.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
     engine = command("engine", "be an engine speaking UGI on standard input and output")
     option_flag(engine)
     engine.add_argument(
@@ -650,6 +684,60 @@ def run_serve(args: argparse.Namespace) -> int:
     return serve(args.host, args.port, args.db, args.workers)
 
 
+def run_tournament(args: argparse.Namespace) -> int:
+    from boardlab.arena.tournament import Plan, random_openings, read_openings, run, standings
+    from boardlab.ui.terminal import games_dir
+
+    game = _game(args)
+    agents = tuple(args.agents)
+    if len(agents) < 2 or len(set(agents)) != len(agents):
+        raise BoardlabError(
+            f"a tournament needs two or more different agents, got {' '.join(agents)}"
+        )
+    options = dict(game.options)
+    if args.openings_file:
+        openings: list[str | None] = list(read_openings(game.id, options, args.openings_file))
+    elif args.openings:
+        count = max(1, args.pairs * (len(agents) - 1 if args.gauntlet else len(agents)))
+        openings = list(random_openings(game.id, options, count, args.openings, args.seed))
+    else:
+        openings = [None]
+    plan = Plan(game.id, options, agents, args.gauntlet, args.pairs, tuple(openings), args.seed)
+    path = (
+        Path(args.results)
+        if args.results
+        else games_dir() / f"tournament-{game.id}-{plan.key()}.jsonl"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    total = len(plan.games())
+    print(f"results: {path}")
+    with _progress_bar(f"{game.name} tournament", "games") as update:
+
+        def show(entries: list[Any]) -> None:
+            rows, _ = standings(agents, entries)
+            leader = ", ".join(f"{r.agent} {r.score:.0%}" for r in rows[:3])
+            update(len(entries), total, leader)
+
+        entries = run(plan, path, jobs=args.jobs or os.cpu_count() or 1, progress=show)
+    rows, fitted = standings(agents, entries)
+    width = max(len(a) for a in agents)
+    print(f"{game.name}: {len(entries)} games, {args.pairs} pairs a meeting, seed {args.seed}")
+    print(f"{'rank':>4}  {'agent':<{width}}  {'Elo':>6}  {'95%':>5}  {'score':>6}  {'W-D-L':>11}")
+    for rank, row in enumerate(rows, 1):
+        print(
+            f"{rank:>4}  {row.agent:<{width}}  {row.rating:>+6.0f}  {row.margin:>5.0f}  "
+            f"{row.score:>6.1%}  {f'{row.wins}-{row.draws}-{row.losses}':>11}"
+        )
+    if fitted is not None:
+        print(
+            f"first seat ({game.players[0]}) worth {fitted.advantage:+.0f} Elo "
+            f"(95% ± {fitted.advantage_margin:.0f}); draw term {fitted.draw_elo:.0f} Elo"
+        )
+    if args.records:
+        print(f"records: {write_atomic(args.records, chr(10).join(e.record for e in entries))}")
+    return 0
+
+
 def run_engine(args: argparse.Namespace) -> int:
     from boardlab.arena.ugi import serve
 
@@ -665,6 +753,7 @@ def run_engine(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "engine": run_engine,
+    "tournament": run_tournament,
     "review": run_review,
     "serve": run_serve,
     "solve": run_solve,

@@ -66,9 +66,11 @@ def play_game(
     agent_b: str,
     index: int,
     seed: int,
+    start: str | None = None,
 ) -> GameResult:
     """Game ``index`` of a match: A sits first in even games. Agents are seeded from
-    ``seed`` and the index, so a match replays exactly with the same seed."""
+    ``seed`` and the index, so a match replays exactly with the same seed. ``start`` is
+    a position string to begin from (an opening), else the start."""
     game = new_game(game_id, dict(options))
     a_first = index % 2 == 0
     agents = [
@@ -79,6 +81,7 @@ def play_game(
     specs = [agent_a, agent_b] if a_first else [agent_b, agent_a]
     record = GameRecord(
         game,
+        None if start is None else game.from_position_string(start),
         headers={
             game.players[0].capitalize(): specs[0],
             game.players[1].capitalize(): specs[1],

@@ -1,0 +1,263 @@
+"""Tournaments: every agent against every other (or one against the field), in game pairs
+with the seats swapped, from the same opening, fitted to ratings.
+
+The plan is fixed by the settings: pairing ``p`` (agents ``i`` and ``j``), pair ``k``,
+game ``g`` (0: ``i`` takes the first seat, 1: ``j`` does) is game number
+``2 * (p * pairs + k) + g``, which also seeds its agents, so a tournament replays exactly.
+Each finished game is appended to the results file (a line of JSON, flushed to disk), and
+a tournament started again with the same settings and file plays only the games missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from boardlab.ai import make_agent
+from boardlab.arena.match import GameResult, play_game
+from boardlab.arena.ratings import Fit, fit
+from boardlab.core.errors import BoardlabError
+from boardlab.core.registry import new_game
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One finished game: the agents in the first and second seat and the first's score."""
+
+    number: int
+    first: str
+    second: str
+    score: float
+    reason: str
+    record: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    game: str
+    options: dict[str, Any]
+    agents: tuple[str, ...]
+    gauntlet: bool
+    pairs: int
+    openings: tuple[str | None, ...]
+    seed: int
+
+    def pairings(self) -> list[tuple[int, int]]:
+        n = len(self.agents)
+        if self.gauntlet:
+            return [(0, j) for j in range(1, n)]
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    def games(self) -> list[tuple[int, str, str, str | None]]:
+        """Every game: its number, the agents as A and B (A first in even numbers), the
+        opening."""
+        planned = []
+        for p, (i, j) in enumerate(self.pairings()):
+            for k in range(self.pairs):
+                pair = p * self.pairs + k
+                opening = self.openings[pair % len(self.openings)]
+                for g in (0, 1):
+                    planned.append((2 * pair + g, self.agents[i], self.agents[j], opening))
+        return planned
+
+    def key(self) -> str:
+        """What identifies the tournament in its results file."""
+        text = json.dumps(
+            [
+                self.game,
+                self.options,
+                self.agents,
+                self.gauntlet,
+                self.pairs,
+                self.openings,
+                self.seed,
+            ],
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def random_openings(
+    game_id: str, options: Mapping[str, Any], count: int, length: int, seed: int
+) -> list[str]:
+    """``count`` openings of ``length`` uniformly random actions from the start (none
+    that ends the game), as position strings."""
+    game = new_game(game_id, dict(options))
+    rng = random.Random(seed)
+    found: list[str] = []
+    while len(found) < count:
+        position = game.initial()
+        for _ in range(length):
+            position = position.play(rng.choice(position.legal_actions()))
+            if position.is_over():
+                break
+        if not position.is_over():
+            found.append(position.position_string())
+    return found
+
+
+def read_openings(game_id: str, options: Mapping[str, Any], path: str) -> list[str]:
+    """The position strings of a file, one a line (``#`` comments and blank lines left
+    out), each checked."""
+    game = new_game(game_id, dict(options))
+    text = Path(path).read_text(encoding="utf-8")
+    openings = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            position = game.from_position_string(line)
+        except BoardlabError as error:
+            raise BoardlabError(f"{path}, line {number}: {error}") from None
+        if position.is_over():
+            raise BoardlabError(f"{path}, line {number}: the game is over in {line!r}")
+        openings.append(line)
+    if not openings:
+        raise BoardlabError(f"{path} holds no position string")
+    return openings
+
+
+def load(path: Path, plan: Plan) -> dict[int, Entry]:
+    """The games already in a results file of this tournament."""
+    if not path.exists():
+        return {}
+    done: dict[int, Entry] = {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            tournament = data["tournament"]
+            entry = Entry(
+                int(data["number"]), str(data["first"]), str(data["second"]),
+                float(data["score"]), str(data["reason"]), str(data["record"]),
+            )  # fmt: skip
+        except (ValueError, KeyError, TypeError):
+            if number == len(lines):
+                break  # a last line cut short by a stop: that game is played again
+            raise BoardlabError(f"{path}, line {number}: not a tournament result") from None
+        if tournament != plan.key():
+            raise BoardlabError(
+                f"{path} holds another tournament's games (other agents or settings): "
+                "name another --results file"
+            )
+        done[entry.number] = entry
+    return done
+
+
+def cut_short(path: Path) -> None:
+    """Drop a last line that a stop left unfinished, so that new lines start clean."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as stream:
+            stream.truncate(data.rfind(b"\n") + 1)
+
+
+def append(path: Path, plan: Plan, entry: Entry) -> None:
+    """Add one game to the results file, on disk before the next game counts."""
+    line = json.dumps({"tournament": plan.key(), **entry.__dict__}) + "\n"
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(line)
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def entry_of(result: GameResult, agent_a: str, agent_b: str) -> Entry:
+    first, second = (agent_a, agent_b) if result.a_first else (agent_b, agent_a)
+    score = result.a_score if result.a_first else 1.0 - result.a_score
+    return Entry(result.index, first, second, score, result.reason, result.record)
+
+
+def run(
+    plan: Plan,
+    path: Path,
+    jobs: int = 1,
+    progress: Callable[[list[Entry]], None] | None = None,
+) -> list[Entry]:
+    """Play the games of ``plan`` missing from ``path``; every game, in order."""
+    game = new_game(plan.game, plan.options)
+    for spec in set(plan.agents):
+        make_agent(spec, game=plan.game).check(game)
+    done = load(path, plan)
+    cut_short(path)
+    entries = list(done.values())
+    todo = [g for g in plan.games() if g[0] not in done]
+
+    def take(result: GameResult, agent_a: str, agent_b: str) -> None:
+        entry = entry_of(result, agent_a, agent_b)
+        append(path, plan, entry)
+        entries.append(entry)
+        if progress:
+            progress(entries)
+
+    if jobs <= 1:
+        for number, a, b, opening in todo:
+            take(play_game(plan.game, plan.options, a, b, number, plan.seed, opening), a, b)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            waiting = iter(todo)
+            pending: dict[Future[GameResult], tuple[str, str]] = {}
+            while True:
+                while len(pending) < 2 * jobs and (item := next(waiting, None)) is not None:
+                    number, a, b, opening = item
+                    args = (plan.game, plan.options, a, b, number, plan.seed, opening)
+                    pending[pool.submit(play_game, *args)] = (a, b)
+                if not pending:
+                    break
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    take(future.result(), *pending.pop(future))
+    return sorted(entries, key=lambda e: e.number)
+
+
+@dataclass(frozen=True)
+class Standing:
+    agent: str
+    rating: float
+    margin: float
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+
+def standings(agents: Sequence[str], entries: Sequence[Entry]) -> tuple[list[Standing], Fit | None]:
+    """Every agent's rating and results, best first, and the fit (None before any game)."""
+    tally = {agent: [0, 0, 0] for agent in agents}
+    for e in entries:
+        for agent, score in ((e.first, e.score), (e.second, 1.0 - e.score)):
+            tally[agent][0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+    fitted = (
+        fit(list(dict.fromkeys(agents)), [(e.first, e.second, e.score) for e in entries])
+        if entries
+        else None
+    )
+    rows = [
+        Standing(
+            agent,
+            fitted.ratings[agent] if fitted else 0.0,
+            fitted.margins[agent] if fitted else 0.0,
+            *tally[agent],
+        )
+        for agent in dict.fromkeys(agents)
+    ]
+    return sorted(rows, key=lambda s: (-s.rating, -s.score)), fitted
