@@ -147,11 +147,40 @@ COMMANDS = [
     ["replay", "{game}"],
     ["analyze", "{game}", "--agent", "{agent}"],
     ["match", "{game}", "{agent}", "{agent}", "-n", "2", "--jobs", "1"],
+    ["match", "{game}", "{agent}", "random", "-n", "2", "--jobs", "1", "--sprt", "{sprt}"],
+    [
+        "tournament",
+        "{game}",
+        "{agent}",
+        "{agent}",
+        "--pairs",
+        "1",
+        "-j",
+        "1",
+        "--results",
+        "/dev/null",
+    ],
+    ["engine", "{game}", "--agent", "{agent}"],
 ]
 VALUES = {
     "game": [*GAMES, "chess", "", "JINLI", "../etc"],
     "depth": ["0", "2", "-1", "x", "99", "²"],
-    "agent": ["random", "greedy", "alphabeta:depth=1", "mcts:iterations=20", "mcts:x=1", "", "?"],
+    "agent": [
+        "random",
+        "greedy",
+        "alphabeta:depth=1",
+        "mcts:iterations=20",
+        "mcts:x=1",
+        "",
+        "?",
+        "llm",
+        "llm:url=ftp://x,model=m",
+        "az",
+        "az:weights=/nonexistent.npz",
+        "engine",
+        "engine:cmd=/nonexistent/engine",
+    ],
+    "sprt": ["elo0=0,elo1=400", "elo0=x,elo1=1", "", "elo1=5", "elo0=0,elo1=10,alpha=2"],
 }
 EXTRA = ["-o", "max_turns=3", "--option", "pits=3", "-p", "", "--divide", "--seed", "-1", "--"]
 
@@ -172,7 +201,11 @@ def command_lines(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     command_lines(),
-    st.one_of(st.just(""), st.sampled_from(["s1 s2", "0-1", "a1-b2 @d4"]), hostile()),
+    st.one_of(
+        st.just(""),
+        st.sampled_from(["s1 s2", "0-1", "a1-b2 @d4", "ugi\nisready\ngo nodes 50\nquit"]),
+        hostile(),
+    ),
 )
 def test_command_lines_end_cleanly(argv: list[str], stdin: str) -> None:
     """Every command line ends with a status: 0, or 1 or 2 with one line on standard error."""
