@@ -263,3 +263,25 @@ def test_cpp_mcts_bot_plays_a_legal_game(game_id: str) -> None:
     assert state.is_terminal() and returns == state.returns() and sum(returns) == 0
     position = boardlab.new_game(game_id, SHORT[game_id]).initial()
     assert str(position.play_all(state.history())) == str(state)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_openspiel_s_rl_environment_sees_our_observations(game_id: str) -> None:
+    from open_spiel.python import rl_environment
+
+    game = openspiel.load(game_id, **SHORT[game_id])
+    env = rl_environment.Environment(
+        game, observation_type=rl_environment.ObservationType.OBSERVATION
+    )
+    bl, rng = boardlab.new_game(game_id, SHORT[game_id]), random.Random(3)
+    step, position = env.reset(), bl.initial()
+    while not step.last():
+        player = step.observations["current_player"]
+        for seat in (0, 1):
+            seen = step.observations["info_state"][seat]
+            assert seen == pytest.approx(bl.observation(position.state, seat))
+        action = rng.choice(step.observations["legal_actions"][player])
+        step, position = env.step([action]), position.play(action)
+    outcome = position.outcome()
+    assert outcome is not None
+    assert step.rewards == [2 * outcome.score(p) - 1 for p in (0, 1)]
