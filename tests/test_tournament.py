@@ -113,7 +113,7 @@ def test_another_tournament_s_results_are_refused(tmp_path: Path) -> None:
 
 def test_standings_rank_by_rating() -> None:
     rows, fitted = standings(("a", "b"), [])
-    assert fitted is None and [r.games for r in rows] == [0, 0]
+    assert fitted is None and [r.results.games for r in rows] == [0, 0]
 
 
 def test_openings_files_are_checked(tmp_path: Path) -> None:

@@ -715,7 +715,7 @@ def run_tournament(args: argparse.Namespace) -> int:
 
         def show(entries: list[Any]) -> None:
             rows, _ = standings(agents, entries)
-            leader = ", ".join(f"{r.agent} {r.score:.0%}" for r in rows[:3])
+            leader = ", ".join(f"{r.agent} {r.results.mean:.0%}" for r in rows[:3])
             update(len(entries), total, leader)
 
         entries = run(plan, path, jobs=args.jobs or os.cpu_count() or 1, progress=show)
@@ -724,9 +724,10 @@ def run_tournament(args: argparse.Namespace) -> int:
     print(f"{game.name}: {len(entries)} games, {args.pairs} pairs a meeting, seed {args.seed}")
     print(f"{'rank':>4}  {'agent':<{width}}  {'Elo':>6}  {'95%':>5}  {'score':>6}  {'W-D-L':>11}")
     for rank, row in enumerate(rows, 1):
+        won = row.results
         print(
             f"{rank:>4}  {row.agent:<{width}}  {row.rating:>+6.0f}  {row.margin:>5.0f}  "
-            f"{row.score:>6.1%}  {f'{row.wins}-{row.draws}-{row.losses}':>11}"
+            f"{won.mean:>6.1%}  {f'{won.wins}-{won.draws}-{won.losses}':>11}"
         )
     if fitted is not None:
         print(

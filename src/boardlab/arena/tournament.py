@@ -23,6 +23,7 @@ from typing import Any
 from boardlab.ai import make_agent
 from boardlab.arena.match import GameResult, play_game
 from boardlab.arena.ratings import Fit, fit
+from boardlab.arena.stats import Score
 from boardlab.core.errors import BoardlabError
 from boardlab.core.registry import new_game
 
@@ -224,20 +225,12 @@ def run(
 
 @dataclass(frozen=True)
 class Standing:
+    """An agent's place: its rating with the 95% half-width, and its results."""
+
     agent: str
     rating: float
     margin: float
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+    results: Score
 
 
 def standings(agents: Sequence[str], entries: Sequence[Entry]) -> tuple[list[Standing], Fit | None]:
@@ -256,8 +249,8 @@ def standings(agents: Sequence[str], entries: Sequence[Entry]) -> tuple[list[Sta
             agent,
             fitted.ratings[agent] if fitted else 0.0,
             fitted.margins[agent] if fitted else 0.0,
-            *tally[agent],
+            Score(*tally[agent]),
         )
         for agent in dict.fromkeys(agents)
     ]
-    return sorted(rows, key=lambda s: (-s.rating, -s.score)), fitted
+    return sorted(rows, key=lambda s: (-s.rating, -s.results.mean)), fitted
