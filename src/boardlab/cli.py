@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 from boardlab.ai import LEVEL_NAMES
 from boardlab.core.board import plural
 from boardlab.core.errors import BoardlabError, UnknownGameError
-from boardlab.core.files import write_atomic
+from boardlab.core.files import games_dir, write_atomic
 from boardlab.core.game import Game, Position
 from boardlab.core.perft import divide
 from boardlab.core.record import GameRecord, RecordError, read_record_text, split_records
@@ -686,7 +686,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_tournament(args: argparse.Namespace) -> int:
     from boardlab.arena.tournament import Plan, random_openings, read_openings, run, standings
-    from boardlab.ui.terminal import games_dir
 
     game = _game(args)
     agents = tuple(args.agents)

@@ -47,3 +47,15 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     with atomic_file(path) as out:
         out.write(text.encode("utf-8"))
     return Path(path)
+
+
+def games_dir() -> Path:
+    """Where games and tournament results go when no file is named: ``$BOARDLAB_GAMES``,
+    else a games folder in the user's data directory (never the folder the command runs
+    in)."""
+    chosen = os.environ.get("BOARDLAB_GAMES")
+    if chosen:
+        return Path(chosen)
+    from platformdirs import user_data_path
+
+    return user_data_path("boardlab") / "games"

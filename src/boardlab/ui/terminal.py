@@ -8,7 +8,6 @@ and ``quit`` save an unfinished game to a file and say where.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
@@ -24,6 +23,7 @@ from rich.console import Console
 
 from boardlab.ai import DEFAULT_LEVEL, Agent, make_agent
 from boardlab.core.errors import BoardlabError, InvalidNotationError
+from boardlab.core.files import games_dir
 from boardlab.core.game import Game, Position
 from boardlab.core.record import GameRecord, add_action_token
 from boardlab.ui.narrate import explain
@@ -508,17 +508,6 @@ def reason(error: Exception) -> str:
     if isinstance(error, OSError) and error.strerror:
         return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
     return str(error)
-
-
-def games_dir() -> Path:
-    """Where games are saved when no file is named: ``$BOARDLAB_GAMES``, else a games
-    folder in the user's data directory (never the folder the command runs in)."""
-    chosen = os.environ.get("BOARDLAB_GAMES")
-    if chosen:
-        return Path(chosen)
-    from platformdirs import user_data_path
-
-    return user_data_path("boardlab") / "games"
 
 
 def console_for(stream: Any = None) -> Console:
