@@ -16,7 +16,7 @@ from typing import Any
 
 from boardlab.ai.alphabeta import AlphaBetaAgent
 from boardlab.ai.az import AzAgent
-from boardlab.ai.base import Agent, Choice, Limit
+from boardlab.ai.base import Agent, AgentFault, Choice, Limit
 from boardlab.ai.engine import EngineAgent
 from boardlab.ai.llm import LlmAgent
 from boardlab.ai.mcts import MctsAgent
@@ -164,6 +164,7 @@ __all__ = [
     "LEVELS",
     "LEVEL_NAMES",
     "Agent",
+    "AgentFault",
     "AlphaBetaAgent",
     "AzAgent",
     "Choice",

@@ -57,6 +57,11 @@ class Choice:
     comment: str = field(default="", compare=False)
 
 
+class AgentFault(BoardlabError):
+    """An agent failed during a game (an external program crashed, fell silent or answered
+    an illegal action): it loses that game by forfeit, and a match goes on."""
+
+
 class SearchTimeout(Exception):
     """Raised inside a search when its clock runs out."""
 

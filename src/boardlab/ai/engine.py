@@ -7,8 +7,8 @@ each action is ``position fen <position string>`` and ``go movetime <ms>`` (the 
 ``time``, default 1 s; or ``nodes``, ``depth``), answered by ``bestmove <action>``.
 The last ``info ... score cp N`` gives the choice's value. An engine that crashes, does
 not answer ``bestmove`` within the move time plus ``timeout``, or answers an illegal or
-unreadable action raises ``EngineFault``: matches and tournaments score that game as a
-forfeit, record why, and start the program afresh for the next game.
+unreadable action raises ``EngineFault`` (an ``AgentFault``): matches and tournaments
+score that game as a forfeit, record why, and start the program afresh for the next game.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from boardlab.ai.base import Agent, Choice, Limit, require_playable
+from boardlab.ai.base import Agent, AgentFault, Choice, Limit, require_playable
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
 
@@ -30,9 +30,8 @@ from boardlab.core.game import Game, Position
 HANDSHAKE = 30.0
 
 
-class EngineFault(BoardlabError):
-    """An external engine failed during a game (crash, timeout, illegal answer): the game
-    is lost by forfeit."""
+class EngineFault(AgentFault):
+    """An external engine failed during a game (crash, timeout, illegal answer)."""
 
 
 class EngineAgent(Agent):

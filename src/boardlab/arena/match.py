@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardlab.ai import make_agent
-from boardlab.ai.engine import EngineFault
+from boardlab.ai.base import AgentFault
 from boardlab.arena.stats import Score
 from boardlab.core.record import GameRecord
 from boardlab.core.registry import new_game
@@ -97,13 +97,10 @@ def play_game(
         began = time.perf_counter()
         try:
             choice = seats[seat].choose(position)
-        except EngineFault as fault:  # the game is lost, the match goes on
-            record.resign(seat, "forfeit")
-            record.comments[len(record)] = str(fault)
+        except AgentFault as fault:  # the game is lost, the match goes on
+            record.resign(seat, "forfeit", str(fault))
             break
-        record.play(choice.action)
-        if choice.comment:
-            record.comments[len(record)] = choice.comment
+        record.play(choice.action, choice.comment)
         seconds[seat] += time.perf_counter() - began
         choices[seat] += 1
     outcome = record.outcome()

@@ -116,8 +116,9 @@ class GameRecord:
         """The number of actions played."""
         return len(self.actions)
 
-    def play(self, action: int | str) -> Position[Any]:
-        """Play a legal action (int or action string) and return the new position."""
+    def play(self, action: int | str, comment: str = "") -> Position[Any]:
+        """Play a legal action (int or action string) and return the new position; a
+        ``comment`` is written after it."""
         if self.resigned is not None:
             raise BoardlabError(f"the game is over: {self.game.players[self.resigned]} resigned")
         current = self.position
@@ -125,6 +126,8 @@ class GameRecord:
         after = current.play(code)
         self.actions.append(code)
         self.positions.append(after)
+        if comment:
+            self.comments[len(self.actions)] = comment
         return after
 
     def play_all(self, actions: Sequence[int | str]) -> Position[Any]:
@@ -191,15 +194,17 @@ class GameRecord:
             yield Turn(number + 1, player, first, tuple(group))
 
     # ------------------------------------------------------------------ results
-    def resign(self, player: int | None = None, reason: str = "resign") -> None:
+    def resign(self, player: int | None = None, reason: str = "resign", why: str = "") -> None:
         """``player`` (by default the one to act) gives up the unfinished game, or loses
-        it by ``forfeit``."""
+        it by ``forfeit``; ``why`` is written as a comment at that point."""
         if self.position.is_over():
             raise BoardlabError("the game is already over")
         if reason not in RESIGN_REASONS:
             raise BoardlabError(f"unknown reason {reason!r}: expected resign or forfeit")
         self.resigned = self.position.to_act if player is None else player
         self.resign_reason = reason
+        if why:
+            self.comments[len(self.actions)] = why
 
     def is_over(self) -> bool:
         return self.resigned is not None or self.position.is_over()

@@ -273,9 +273,7 @@ class TerminalGame:
             with self.thinking(agent, f"{first.player.capitalize()} ({label}) is thinking"):
                 choice = agent.choose(before)
             action = choice.action
-            played.append((before, action, self.record.play(action)))
-            if choice.comment:
-                self.record.comments[len(self.record)] = choice.comment
+            played.append((before, action, self.record.play(action, choice.comment)))
         seconds = time.perf_counter() - started
         words = " ".join(before.action_string(action) for before, action, _ in played)
         took = f"  ({seconds:.1f} s)" if seconds >= 0.5 else ""
