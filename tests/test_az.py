@@ -149,8 +149,13 @@ def test_weights_of_another_game_are_refused(tmp_path: Path) -> None:
         make_agent(f"az:weights={path}").check(boardlab.new_game("galatjang"))
     junk = tmp_path / "junk.npz"
     np.savez(junk, x=np.zeros(3))
-    with pytest.raises(BoardlabError, match="is not a weights file"):
-        make_agent(f"az:weights={junk}").check(boardlab.new_game("galatjang"))
+    (tmp_path / "text.npz").write_text("hello")
+    (tmp_path / "empty.npz").write_bytes(b"")
+    (tmp_path / "zip.npz").write_bytes(b"PK\x03\x04 not a zip")
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    for bad in ("junk.npz", "text.npz", "empty.npz", "zip.npz", "array.npy"):
+        with pytest.raises(BoardlabError, match="is not a weights file"):
+            make_agent(f"az:weights={tmp_path / bad}").check(boardlab.new_game("galatjang"))
 
 
 def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:

@@ -88,6 +88,25 @@ CASES = [
     Case("match linja random mcts:bogus=1 -n 2", "error", "error"),
     Case("match linja random greedy -n 0", "error", "error"),
     Case("match linja random greedy --games many", "error", "error"),
+    # a sequential test, tournaments, the agents that need a file, a program or a server
+    Case(f"match galatjang {TINY} easy random --sprt elo0=0,elo1=300 -j 1", "ok"),
+    Case("match linja easy random --sprt elo0=0", "error", "error"),
+    Case(
+        f"tournament galatjang {TINY} random easy --pairs 1 -j 1 --results {{tmp}}/t-{{n}}.jsonl",
+        "ok",
+    ),
+    Case("tournament linja random", "error", "error"),
+    Case("tournament linja random easy --openings-file {tmp}/missing.txt", "error", "error"),
+    Case("match galatjang az:weights={tmp}/missing.npz random -n 2", "fast", "error"),
+    Case("match linja llm random -n 2", "error", "error"),
+    Case("match linja engine:cmd={tmp}/missing-engine random -n 2", "error", "error"),
+    # the engine protocol
+    Case(
+        "engine linja --agent greedy",
+        "ok",
+        stdin="ugi\nisready\nposition startpos\ngo movetime 50\nfrobnicate\nquit\n",
+    ),
+    Case("engine chess", "error", "error"),
     # analyze: each game, exact where the solvers reach (full), compiled searches
     Case("analyze jinli --agent alphabeta:depth=1", "ok"),
     Case("analyze linja --agent mcts:iterations=50", "ok"),

@@ -109,6 +109,9 @@ def test_another_tournament_s_results_are_refused(tmp_path: Path) -> None:
     path.write_text("not json\n{}\n")  # a bad line that is not the last one
     with pytest.raises(BoardlabError, match="line 1: not a tournament result"):
         load(path, plan())
+    path.write_bytes(b"\xd0\x00\xff binary")
+    with pytest.raises(BoardlabError, match="not a tournament results file"):
+        load(path, plan())
 
 
 def test_standings_rank_by_rating() -> None:

@@ -64,10 +64,16 @@ class Network:
         np = import_extra("numpy", "agent 'az'")
         self.np = np
         try:
-            with np.load(path, allow_pickle=False) as data:
+            # numpy leaks the file of a broken zip when given a path: it gets the stream
+            with open(path, "rb") as stream, np.load(stream, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
-        except (OSError, ValueError) as error:
-            raise BoardlabError(f"agent 'az': cannot read weights {str(path)!r}: {error}") from None
+        except OSError as error:
+            why = error.strerror or str(error)
+            raise BoardlabError(f"agent 'az': cannot read weights {str(path)!r}: {why}") from None
+        except Exception:  # numpy's loaders raise many kinds for a file of another format
+            raise BoardlabError(
+                f"agent 'az': {str(path)!r} is not a weights file (.npz) of examples/alphazero.py"
+            ) from None
         try:
             self.meta: dict[str, Any] = json.loads(str(arrays.pop("meta")))
             count = sum(1 for name in arrays if name.startswith("w"))

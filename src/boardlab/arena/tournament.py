@@ -109,7 +109,11 @@ def read_openings(game_id: str, options: Mapping[str, Any], path: str) -> list[s
     """The position strings of a file, one a line (``#`` comments and blank lines left
     out), each checked."""
     game = new_game(game_id, dict(options))
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        why = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        raise BoardlabError(f"cannot read the openings file {path!r}: {why}") from None
     openings = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -132,7 +136,10 @@ def load(path: Path, plan: Plan) -> dict[int, Entry]:
     if not path.exists():
         return {}
     done: dict[int, Entry] = {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise BoardlabError(f"{path} is not a tournament results file (not UTF-8 text)") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
