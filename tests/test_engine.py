@@ -77,12 +77,13 @@ def test_bad_commands_are_answered_and_change_nothing() -> None:
             "setoption name pits value 99",
             "setoption name agent value grandmaster",
             "frobnicate",
+            "x" * 200_000,
             "query p1turn",
             "quit",
         ],
     )
     errors = [line for line in out if line.startswith("info string error: ")]
-    assert len(errors) == 6
+    assert len(errors) == 7 and errors[6].endswith("a line of 200000 characters, at most 100000")
     assert "'s9'" in errors[0] and "'1,2/3'" in errors[1] and "'sometime'" in errors[2]
     assert "pits" in errors[3] and "grandmaster" in errors[4] and "'frobnicate'" in errors[5]
     assert out[-1] == "response true"  # still the position after s1: South sows again

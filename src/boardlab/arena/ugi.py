@@ -44,6 +44,7 @@ from boardlab.core.registry import new_game
 
 SLICE = 0.25  # seconds a slice of ``go infinite`` searches
 CLOCK_SHARE = 30  # a move spends 1/30 of the clock
+MAX_LINE = 100_000  # characters: a position with a long move list, not a stray file
 
 
 def option_line(option: Option) -> str:
@@ -72,6 +73,10 @@ class Engine:
 
     def handle(self, line: str) -> bool:
         """Act on one line; False once ``quit`` is read."""
+        line = line.rstrip("\r\n")
+        if len(line) > MAX_LINE:
+            self.write(f"info string error: a line of {len(line)} characters, at most {MAX_LINE}")
+            return True
         words = line.split()
         if not words:
             return True
