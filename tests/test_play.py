@@ -907,8 +907,14 @@ def test_ctrl_c_saves_the_unfinished_game(tmp_path: Path) -> None:
     child.expect_exact("Red, swim or jump> ")
     child.sendline("2")
     child.expect_exact("Red, drop a stone> ")
+    saved = r"Interrupted: the unfinished game is saved in (\S+) \(continue with"
     child.sendintr()
-    child.expect(r"Interrupted: the unfinished game is saved in (\S+) \(continue with")
+    # CPython's readline misses a Ctrl-C that comes after the prompt is written but
+    # before it waits for a key (the flag is set, nothing wakes it): as a person would,
+    # press it again if nothing happened.
+    if child.expect([saved, pexpect.TIMEOUT], timeout=5) == 1:
+        child.sendintr()
+        child.expect(saved)
     path = child.match.group(1)
     child.expect(pexpect.EOF)
     child.close()
