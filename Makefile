@@ -14,7 +14,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[play,fast,web,rl,train,test]'
+	$(BIN)/python -m pip install --quiet -e '.[play,fast,web,rl,train,study,ray,test]'
 	touch $@
 
 serve: setup

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from boardlab.ai import LEVEL_NAMES
 from boardlab.core.board import plural
@@ -25,8 +25,11 @@ from boardlab.core.game import Game, Position
 from boardlab.core.perft import divide
 from boardlab.core.record import GameRecord, RecordError, read_record_text, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
-from boardlab.extras import require
+from boardlab.extras import MissingExtraError, require
 from boardlab.fast import perft_counter
+
+if TYPE_CHECKING:
+    from boardlab.arena.backends import Backend
 
 #: How an agent is named, with every level, for the help texts.
 AGENT_HELP = (
@@ -123,6 +126,23 @@ def build_parser() -> argparse.ArgumentParser:
             help="set a game option (repeatable); see `boardlab rules GAME`",
         )
 
+    def parallel(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--jobs", "-j", type=within(int, 1, 256), metavar="J", help="processes (default: cores)"
+        )
+        sub.add_argument(
+            "--backend",
+            default="local",
+            metavar="NAME",
+            help="where the games run: local (processes on this machine, the default) or ray",
+        )
+        sub.add_argument(
+            "--address",
+            metavar="ADDR",
+            help="with --backend ray: the cluster to join (host:port, or auto for the one "
+            "this machine belongs to); without it a local Ray is started",
+        )
+
     def with_options(sub: argparse.ArgumentParser) -> None:
         option_flag(sub)
         sub.add_argument("--position", "-p", metavar="POS", help="start from this position string")
@@ -180,9 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="games to play (default 100; with --sprt, the most to play: default 20000)",
     )
     option_flag(match)
-    match.add_argument(
-        "--jobs", "-j", type=within(int, 1, 256), metavar="J", help="processes (default: cores)"
-    )
+    parallel(match)
     match.add_argument("--seed", type=SEED, default=0, metavar="S")
     match.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
     match.add_argument(
@@ -214,9 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument(
         "--openings-file", metavar="FILE", help="start the pairs from these position strings"
     )
-    tournament.add_argument(
-        "--jobs", "-j", type=within(int, 1, 256), metavar="J", help="processes (default: cores)"
-    )
+    parallel(tournament)
     tournament.add_argument("--seed", type=SEED, default=0, metavar="S")
     tournament.add_argument(
         "--results",
@@ -225,6 +241,35 @@ def build_parser() -> argparse.ArgumentParser:
         "stopped tournament (default: a file named after the settings in the games folder)",
     )
     tournament.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
+    study = command("study", "compare the game's rule variants by self-play")
+    study.epilog = (
+        "With no --vary the study compares every combination of the options that change "
+        "how the game plays and have few values (see `boardlab rules GAME`); numbers are "
+        "named, like --vary pits=3..6. Games are cached in OUT/games.jsonl: the same "
+        "command with more --games plays only the games missing."
+    )
+    study.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUES]",
+        help="an option to vary (repeatable): NAME for every value, NAME=A,B or NAME=LOW..HIGH",
+    )
+    option_flag(study)
+    study.add_argument("--agent", default="medium", metavar="SPEC", help=f"who plays: {AGENT_HELP}")
+    study.add_argument(
+        "--games",
+        "-n",
+        type=within(int, 1, 10**6),
+        default=100,
+        metavar="N",
+        help="self-play games per variant (default 100)",
+    )
+    study.add_argument("--seed", type=SEED, default=0, metavar="S")
+    study.add_argument(
+        "--out", metavar="DIR", help="the folder for the report and the cache (default: study-GAME)"
+    )
+    parallel(study)
     engine = command("engine", "be an engine speaking UGI on standard input and output")
     option_flag(engine)
     engine.add_argument(
@@ -437,6 +482,13 @@ def _progress_bar(label: str, unit: str) -> Iterator[Callable[..., None]]:
         yield update
 
 
+def _backend(args: argparse.Namespace) -> Backend:
+    """Where ``--backend``, ``--address`` and ``--jobs`` say the games run."""
+    from boardlab.arena.backends import make_backend
+
+    return make_backend(args.backend, args.jobs, args.address)
+
+
 def run_match(args: argparse.Namespace) -> int:
     from boardlab.arena import play_match
     from boardlab.arena.sprt import Sprt, pair_counts
@@ -459,16 +511,17 @@ def run_match(args: argparse.Namespace) -> int:
             update(len(results), games, live(results))
             return test is not None and test.verdict(pair_counts(results)) is not None
 
-        result = play_match(
-            game.id,
-            args.agent_a,
-            args.agent_b,
-            games,
-            dict(game.options),
-            jobs=args.jobs,
-            seed=args.seed,
-            stop=decided,
-        )
+        with _backend(args) as backend:
+            result = play_match(
+                game.id,
+                args.agent_a,
+                args.agent_b,
+                games,
+                dict(game.options),
+                seed=args.seed,
+                stop=decided,
+                backend=backend,
+            )
     score = result.score
     low, high = score.interval()
     elo, elo_low, elo_high = score.elo()
@@ -717,7 +770,8 @@ def run_tournament(args: argparse.Namespace) -> int:
             leader = ", ".join(f"{r.agent} {r.results.mean:.0%}" for r in rows[:3])
             update(len(entries), total, leader)
 
-        entries = run(plan, path, jobs=args.jobs or os.cpu_count() or 1, progress=show)
+        with _backend(args) as backend:
+            entries = run(plan, path, progress=show, backend=backend)
     rows, fitted = standings(agents, entries)
     width = max(len(a) for a in agents)
     print(f"{game.name}: {len(entries)} games, {args.pairs} pairs a meeting, seed {args.seed}")
@@ -738,6 +792,55 @@ def run_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_study(args: argparse.Namespace) -> int:
+    from boardlab.arena.study import Study, default_vary, read_vary, variants
+    from boardlab.arena.study_report import write_report, write_tables
+
+    cls = game_class(args.game)
+    fixed = cls.schema.parse_assignments(args.option, cls.id)
+    varied = read_vary(cls.id, args.vary) if args.vary else default_vary(cls.id, fixed)
+    games = variants(cls.id, fixed, varied)
+    folder = Path(args.out or f"study-{cls.id}")
+    study = Study(
+        cls.id, games, args.agent, args.games, args.seed, folder / "games.jsonl", tuple(varied)
+    )
+    print(f"{cls.name}: {len(games)} variants, {args.games} games each by {args.agent}")
+    with _progress_bar(f"{cls.name} study", "games") as update, _backend(args) as backend:
+        rows = study.run(backend, lambda done, total: update(done, total))
+    _print_study(rows)
+    settings = {
+        "game": cls.id,
+        "agent": args.agent,
+        "games": args.games,
+        "seed": args.seed,
+        "fixed": " ".join(f"{k}={v}" for k, v in fixed.items()) or "none",
+        "varied": " ".join(varied) or "none",
+        "command": " ".join(["boardlab", *sys.argv[1:]]) if sys.argv[1:] else "boardlab study",
+    }
+    for path in write_tables(rows, settings, folder):
+        print(f"table: {path}")
+    try:
+        print(f"report: {write_report(games[0], rows, settings, folder)}")
+    except MissingExtraError as missing:
+        print(f"no report.html: {missing}")
+    return 0
+
+
+def _print_study(rows: Sequence[Any]) -> None:
+    width = max(len(r.label) for r in rows)
+    print(f"{'variant':<{width}}  {'games':>5}  {'first':>6}  {'95%':>13}  {'exact':>5}  "
+          f"{'draws':>6}  {'length':>6}  {'leads':>5}  {'branch':>6}")  # fmt: skip
+    for row in rows:
+        low, high = row.first.interval()
+        exact = "" if row.exact is None else f"{row.exact:+d}"
+        lengths = sorted(row.lengths) or [0]
+        print(
+            f"{row.label:<{width}}  {row.games:>5}  {row.first_score:>6.3f}  "
+            f"{f'{low:.3f}-{high:.3f}':>13}  {exact:>5}  {row.draw_rate:>6.1%}  "
+            f"{lengths[len(lengths) // 2]:>6}  {row.lead_changes:>5.2f}  {row.branching:>6.1f}"
+        )
+
+
 def run_engine(args: argparse.Namespace) -> int:
     from boardlab.arena.ugi import serve
 
@@ -754,6 +857,7 @@ def run_engine(args: argparse.Namespace) -> int:
 COMMANDS = {
     "engine": run_engine,
     "tournament": run_tournament,
+    "study": run_study,
     "review": run_review,
     "serve": run_serve,
     "solve": run_solve,

@@ -7,6 +7,8 @@ The core needs platformdirs and Rich only. The extras add the rest:
   ``kernel`` modules, which import numba at their top);
 * ``openspiel`` (open-spiel): ``boardlab.rl.openspiel``;
 * ``play`` (Rich, now a plain dependency; the extra stays for old install commands);
+* ``ray`` (Ray): ``--backend ray`` for matches, tournaments and studies;
+* ``study`` (matplotlib): the plots of ``boardlab study``'s report;
 * ``rl`` (PettingZoo, Gymnasium, numpy, numba): ``boardlab.rl.pettingzoo``,
   ``boardlab.rl.gymnasium`` and the batched environment;
 * ``web`` (FastAPI, uvicorn, SQLAlchemy, Alembic, Jinja2): ``boardlab.web``, the
@@ -39,7 +41,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "fast": ("numba", "numpy"),
     "openspiel": ("pyspiel",),
     "play": ("rich",),
+    "ray": ("ray",),
     "rl": ("pettingzoo", "gymnasium"),
+    "study": ("matplotlib",),
     "web": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart"),
 }
 #: The extra that installs a module (its top-level name).
@@ -53,7 +57,9 @@ NAMES: dict[str, str] = {
     "fast": "numba",
     "openspiel": "OpenSpiel",
     "play": "Rich",
+    "ray": "Ray",
     "rl": "PettingZoo and Gymnasium",
+    "study": "matplotlib",
     "web": "the web app's libraries (FastAPI, SQLAlchemy, ...)",
 }
 

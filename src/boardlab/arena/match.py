@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
 from boardlab.ai import make_agent
 from boardlab.ai.base import AgentFault
+from boardlab.arena.backends import Backend, LocalBackend
 from boardlab.arena.stats import Score
 from boardlab.core.record import GameRecord
 from boardlab.core.registry import new_game
@@ -129,42 +129,25 @@ def play_match(
     seed: int = 0,
     progress: Callable[[GameResult], None] | None = None,
     stop: Callable[[list[GameResult]], bool] | None = None,
+    backend: Backend | None = None,
 ) -> MatchResult:
-    """Play ``games`` games in ``jobs`` processes (default: every core), a few at a time
-    ahead of the results; ``stop`` is asked after each result whether to end the match
-    there (an SPRT's verdict): games still running are then left out."""
+    """Play ``games`` games on ``backend`` (default: ``jobs`` local processes, every core
+    if not given), a few at a time ahead of the results; ``stop`` is asked after each
+    result whether to end the match there (an SPRT's verdict): games still running are
+    then left out."""
     options = dict(options or {})
     game = new_game(game_id, options)  # refuse bad options before starting processes
     make_agent(agent_a, game=game_id).check(game)
     make_agent(agent_b, game=game_id).check(game)
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    backend = backend or LocalBackend(jobs)
     results: list[GameResult] = []
-
-    def take(result: GameResult) -> bool:
-        """Keep a result; whether the match ends here."""
-        results.append(result)
-        if progress:
-            progress(result)
-        return stop is not None and stop(results)
-
-    if jobs == 1:
-        for index in range(games):
-            if take(play_game(game_id, options, agent_a, agent_b, index, seed)):
+    tasks = ((game_id, options, agent_a, agent_b, index, seed) for index in range(games))
+    with closing(backend.unordered(play_game, tasks)) as finished:
+        for _, result in finished:
+            results.append(result)
+            if progress:
+                progress(result)
+            if stop is not None and stop(results):
                 break
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            pending: set[Future[GameResult]] = set()
-            start = 0
-            while start < games or pending:
-                while start < games and len(pending) < 2 * jobs:
-                    args = (game_id, options, agent_a, agent_b, start, seed)
-                    pending.add(pool.submit(play_game, *args))
-                    start += 1
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                finished = sorted((future.result() for future in done), key=lambda r: r.index)
-                if any(take(result) for result in finished):  # stops at the first True
-                    for future in pending:
-                        future.cancel()
-                    break
     results.sort(key=lambda r: r.index)
     return MatchResult(game_id, options, agent_a, agent_b, tuple(results))

@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from boardlab.ai import make_agent
+from boardlab.arena.backends import Backend, LocalBackend
 from boardlab.arena.match import GameResult, play_game
 from boardlab.arena.ratings import Fit, fit
 from boardlab.arena.stats import Score
 from boardlab.core.errors import BoardlabError
+from boardlab.core.files import append_line, cut_short
 from boardlab.core.registry import new_game
 
 
@@ -163,23 +164,9 @@ def load(path: Path, plan: Plan) -> dict[int, Entry]:
     return done
 
 
-def cut_short(path: Path) -> None:
-    """Drop a last line that a stop left unfinished, so that new lines start clean."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as stream:
-            stream.truncate(data.rfind(b"\n") + 1)
-
-
 def append(path: Path, plan: Plan, entry: Entry) -> None:
     """Add one game to the results file, on disk before the next game counts."""
-    line = json.dumps({"tournament": plan.key(), **entry.__dict__}) + "\n"
-    with path.open("a", encoding="utf-8") as stream:
-        stream.write(line)
-        stream.flush()
-        os.fsync(stream.fileno())
+    append_line(path, json.dumps({"tournament": plan.key(), **entry.__dict__}))
 
 
 def entry_of(result: GameResult, agent_a: str, agent_b: str) -> Entry:
@@ -193,40 +180,28 @@ def run(
     path: Path,
     jobs: int = 1,
     progress: Callable[[list[Entry]], None] | None = None,
+    backend: Backend | None = None,
 ) -> list[Entry]:
-    """Play the games of ``plan`` missing from ``path``; every game, in order."""
+    """Play the games of ``plan`` missing from ``path`` on ``backend`` (default: ``jobs``
+    local processes); every game, in order."""
     game = new_game(plan.game, plan.options)
     for spec in set(plan.agents):
         make_agent(spec, game=plan.game).check(game)
     done = load(path, plan)
     cut_short(path)
     entries = list(done.values())
-    todo = [g for g in plan.games() if g[0] not in done]
-
-    def take(result: GameResult, agent_a: str, agent_b: str) -> None:
-        entry = entry_of(result, agent_a, agent_b)
-        append(path, plan, entry)
-        entries.append(entry)
-        if progress:
-            progress(entries)
-
-    if jobs <= 1:
-        for number, a, b, opening in todo:
-            take(play_game(plan.game, plan.options, a, b, number, plan.seed, opening), a, b)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            waiting = iter(todo)
-            pending: dict[Future[GameResult], tuple[str, str]] = {}
-            while True:
-                while len(pending) < 2 * jobs and (item := next(waiting, None)) is not None:
-                    number, a, b, opening = item
-                    args = (plan.game, plan.options, a, b, number, plan.seed, opening)
-                    pending[pool.submit(play_game, *args)] = (a, b)
-                if not pending:
-                    break
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    take(future.result(), *pending.pop(future))
+    tasks = (
+        (plan.game, plan.options, a, b, number, plan.seed, opening)
+        for number, a, b, opening in plan.games()
+        if number not in done
+    )
+    with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
+        for task, result in finished:
+            entry = entry_of(result, task[2], task[3])
+            append(path, plan, entry)
+            entries.append(entry)
+            if progress:
+                progress(entries)
     return sorted(entries, key=lambda e: e.number)
 
 

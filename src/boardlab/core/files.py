@@ -49,6 +49,26 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     return Path(path)
 
 
+def append_line(path: str | os.PathLike[str], line: str) -> None:
+    """Add one line to a log of results (a tournament's, a study's): on disk before the
+    caller goes on, so a crash loses at most the line being written."""
+    with open(path, "a", encoding="utf-8") as stream:
+        stream.write(line + "\n")
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def cut_short(path: str | os.PathLike[str]) -> None:
+    """Drop a last line that a stop left unfinished, so that new lines start clean."""
+    target = Path(path)
+    if not target.exists():
+        return
+    data = target.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with target.open("r+b") as stream:
+            stream.truncate(data.rfind(b"\n") + 1)
+
+
 def games_dir() -> Path:
     """Where games and tournament results go when no file is named: ``$BOARDLAB_GAMES``,
     else a games folder in the user's data directory (never the folder the command runs

@@ -117,6 +117,10 @@ class Game(ABC, Generic[State]):
     #: it plays so only with the compiled kernels (``boardlab.ai.levels``).
     levels: ClassVar[Mapping[str, str]] = MappingProxyType({})
     compiled_levels: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    #: The options a variant study (``boardlab study``) compares when none are named:
+    #: those that change how the game plays and have a few values each. Not ``first``
+    #: (it only swaps the names) nor caps such as ``max_turns``.
+    study_options: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         given = dict(options or {})
@@ -248,6 +252,12 @@ class Game(ABC, Generic[State]):
 
     def non_default_options(self) -> dict[str, OptionValue]:
         return self.schema.non_default(self.options)
+
+    def effective_options(self) -> dict[str, OptionValue]:
+        """The options as they decide play: an option that the others leave idle (a
+        rule of a ruleset not in force) is given its default, so two games with equal
+        effective options play alike and a study plays only one of them."""
+        return dict(self.options)
 
     def option_assignments(self) -> list[str]:
         """Non-default options as ``key=value`` texts, in schema order."""

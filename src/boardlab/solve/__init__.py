@@ -69,6 +69,16 @@ class Solver(ABC):
         return "the position lies beyond the solver's reach"
 
     @classmethod
+    def start_value(cls, game: Game[Any]) -> int | None:
+        """The exact value of the start for the first player, where it is known: here
+        from the table or the search where they reach; a solver may also know values
+        proven once and published (without their table)."""
+        if cls.needs_table and not cls.table_exists(game):
+            return None
+        values = open_solver(game).action_values(game.initial_state())
+        return max(values.values()) if values else None
+
+    @classmethod
     @abstractmethod
     def solve(cls, game: Game[Any], request: SolveRequest, progress: Progress) -> list[str]:
         """Build (or read) the table as asked; the lines that report what it holds."""
@@ -109,6 +119,18 @@ def exact_values(game: Game[Any], state: Any) -> dict[int, int] | None:
     if cls is None or (cls.needs_table and not cls.table_exists(game)):
         return None
     return open_solver(game).action_values(state)
+
+
+def start_value(game: Game[Any]) -> int | None:
+    """The exact value of ``game``'s start for the first player where a solver knows it,
+    else None; never raises for a missing extra or rules a solver refuses."""
+    cls = solver_class_or_none(game)
+    if cls is None:
+        return None
+    try:
+        return cls.start_value(game)
+    except BoardlabError:
+        return None
 
 
 def solver_class_or_none(game: Game[Any]) -> type[Solver] | None:
@@ -166,4 +188,5 @@ __all__ = [
     "exact_values",
     "open_solver",
     "solver_class",
+    "start_value",
 ]

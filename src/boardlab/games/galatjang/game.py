@@ -9,7 +9,7 @@ from boardlab.core.board import ActionParts, Board, Note, plural
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
-from boardlab.core.options import Option, OptionSchema
+from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
 from boardlab.games.galatjang import present, rules
 from boardlab.games.galatjang.rules import (
@@ -79,6 +79,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     #: ``hard`` where the MCTS of the same time does not (docs/ai.md).
     levels = MappingProxyType({"beginner": "greedy:noise=0.7"})
     compiled_levels = MappingProxyType({"expert": "alphabeta:engine=compiled,nodes=2000000"})
+    study_options = ("sow_opponent_store", "skip_origin", "lone_seed")
     schema = OptionSchema(
         (
             Option("pits", 6, "pits in each row", low=1, high=MAX_PITS),
@@ -131,6 +132,14 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             round_starter=str(o["round_starter"]),
         )
         self.pits = int(o["pits"])
+
+    def effective_options(self) -> dict[str, OptionValue]:
+        """``refill`` and ``round_starter`` act between rounds: idle in a one-round game."""
+        chosen = dict(self.options)
+        if self.rules.rounds == 1:
+            for name in ("refill", "round_starter"):
+                chosen[name] = self.schema.get(name).default
+        return chosen
 
     @property
     def num_actions(self) -> int:

@@ -96,6 +96,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
     )
     kernel = "boardlab.games.jinli.kernel"
     compiled_perft_from = 6
+    study_options = ("start", "recycle", "no_move")
     schema = OptionSchema(
         (
             Option(

@@ -11,7 +11,7 @@ from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, split_fields
 from boardlab.core.game import Feature, Game, Outcome
-from boardlab.core.options import Option, OptionSchema
+from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
 from boardlab.games.linja import present, rules
 from boardlab.games.linja.rules import (
@@ -80,6 +80,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     kernel = "boardlab.games.linja.kernel"
     compiled_perft_from = 9
     solver = "boardlab.games.linja.solver:LinjaSolver"
+    study_options = ("ruleset", "scoring", "bonus_after_opening", "goal_step_back", "nasty")
     schema = OptionSchema(
         (
             Option("first", "black", "the player who moves first", choices=("black", "red")),
@@ -123,6 +124,14 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             max_turns=int(o["max_turns"]),
         )
         self.positive = o["scoring"] == "positive"
+
+    def effective_options(self) -> dict[str, OptionValue]:
+        """The extra-turn ruleset has no bonus moves: their three options are idle."""
+        chosen = dict(self.options)
+        if self.rules.extra_turn:
+            for name in ("bonus_after_opening", "goal_step_back", "nasty"):
+                chosen[name] = self.schema.get(name).default
+        return chosen
 
     @property
     def num_actions(self) -> int:

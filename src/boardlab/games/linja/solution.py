@@ -38,9 +38,10 @@ from __future__ import annotations
 import math
 import mmap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -443,6 +444,29 @@ def variant_name(game: Linja) -> str:
     chosen = variant(game)
     flags = [k for k in ("bonus_after_opening", "goal_step_back", "nasty") if chosen.get(k)]
     return "-".join([chosen["ruleset"], chosen["scoring"], *flags])
+
+
+#: The value of the start for the first player under every variant that has one, each
+#: proven by building its whole table (``python benchmarks/solve_linja.py``, 2026-11-22;
+#: the builds are in benchmarks/results/solve_linja.md): known without the 2.4 GB tables.
+START_VALUES: Mapping[str, int] = MappingProxyType(
+    {
+        "bonus-positive": 1,
+        "bonus-positive-bonus_after_opening": 2,
+        "bonus-positive-bonus_after_opening-nasty": 1,
+        "bonus-positive-goal_step_back": 1,
+        "bonus-positive-goal_step_back-nasty": 0,
+        "bonus-positive-nasty": 0,
+        "bonus-signed": 1,
+        "bonus-signed-bonus_after_opening": 2,
+        "bonus-signed-bonus_after_opening-nasty": 1,
+        "bonus-signed-goal_step_back": 1,
+        "bonus-signed-goal_step_back-nasty": 0,
+        "bonus-signed-nasty": 0,
+        "extra-turn-positive": 0,
+        "extra-turn-signed": 0,
+    }
+)
 
 
 def default_path(game: Linja) -> Path:

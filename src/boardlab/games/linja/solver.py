@@ -26,6 +26,14 @@ class LinjaSolver(Solver):
     def table_exists(cls, game: Game[Any]) -> bool:
         return table.LinjaSolution.available(game)  # type: ignore[arg-type]
 
+    @classmethod
+    def start_value(cls, game: Game[Any]) -> int | None:
+        """From the table when it is built, else from the values proven and published."""
+        found = super().start_value(game)
+        if found is None:
+            found = table.START_VALUES.get(table.variant_name(game))  # type: ignore[arg-type]
+        return found
+
     def action_values(self, state: Any) -> dict[int, int] | None:
         if not self.solution.in_reach(state):
             return None
