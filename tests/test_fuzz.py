@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import random
 import sys
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -139,6 +140,7 @@ def test_records_read_or_say_why(game_id: str) -> None:
     check()
 
 
+STUDY_DIR = tempfile.mkdtemp(prefix="boardlab-fuzz-study-")
 COMMANDS = [
     ["games"],
     ["rules", "{game}"],
@@ -161,6 +163,22 @@ COMMANDS = [
         "/dev/null",
     ],
     ["engine", "{game}", "--agent", "{agent}"],
+    [
+        "study",
+        "{game}",
+        "--agent",
+        "{agent}",
+        "-n",
+        "1",
+        "-j",
+        "1",
+        "--vary",
+        "{vary}",
+        "--out",
+        STUDY_DIR,
+        "--backend",
+        "{backend}",
+    ],
 ]
 VALUES = {
     "game": [*GAMES, "chess", "", "JINLI", "../etc"],
@@ -180,6 +198,8 @@ VALUES = {
         "engine",
         "engine:cmd=/nonexistent/engine",
     ],
+    "vary": ["lone_seed", "pits=2..3", "nasty", "pits", "x", "", "start=corners", "seeds=1,x"],
+    "backend": ["local", "spark", ""],
     "sprt": ["elo0=0,elo1=400", "elo0=x,elo1=1", "", "elo1=5", "elo0=0,elo1=10,alpha=2"],
 }
 EXTRA = ["-o", "max_turns=3", "--option", "pits=3", "-p", "", "--divide", "--seed", "-1", "--"]

@@ -28,7 +28,10 @@ from boardlab import extras
 from boardlab.core.errors import BoardlabError
 
 ROOT = Path(__file__).resolve().parent.parent
-OPTIONAL = ("numba", "numpy", "llvmlite", "pyspiel", "fastapi", "sqlalchemy", "uvicorn")
+OPTIONAL = (
+    "numba", "numpy", "llvmlite", "pyspiel", "fastapi", "sqlalchemy", "uvicorn", "matplotlib",
+    "ray",
+)  # fmt: skip
 TIMEOUT = 120  # seconds a command may take (they take one or two)
 
 
@@ -96,6 +99,16 @@ CASES = [
         "ok",
     ),
     Case("tournament linja random", "error", "error"),
+    # variant studies, and where the games run
+    Case(
+        f"study galatjang {TINY} --vary lone_seed -n 2 -j 1 --agent easy --out {{tmp}}/s-{{n}}",
+        "ok",
+    ),
+    Case("study linja --vary colour", "error", "error"),
+    Case("study galatjang --vary pits", "error", "error"),
+    Case(f"match galatjang {TINY} easy random -n 2 -j 1 --backend ray", "ray"),
+    Case("match linja easy random --backend spark", "error", "error"),
+    Case("tournament linja random easy --backend ray --address nowhere", "ray", "error"),
     Case("tournament linja random easy --openings-file {tmp}/missing.txt", "error", "error"),
     Case("match galatjang az:weights={tmp}/missing.npz random -n 2", "fast", "error"),
     Case("match linja llm random -n 2", "error", "error"),

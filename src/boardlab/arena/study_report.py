@@ -127,7 +127,7 @@ def _table(rows: Sequence[Summary]) -> str:
 
 # ---------------------------------------------------------------------- plots
 def _figure(rows: Sequence[Summary]) -> Any:
-    figure_module = import_extra("matplotlib.figure", "the study's plots", "matplotlib")
+    figure_module = import_extra("matplotlib.figure", "the study's report", "matplotlib")
     height = 1.6 + 0.32 * len(rows)
     return figure_module.Figure(figsize=(9.5, height), layout="constrained")
 
