@@ -808,14 +808,22 @@ def run_study(args: argparse.Namespace) -> int:
     with _progress_bar(f"{cls.name} study", "games") as update, _backend(args) as backend:
         rows = study.run(backend, lambda done, total: update(done, total))
     _print_study(rows)
+    fixed_words = [f"{k}={cls.schema.get(k).format(v)}" for k, v in fixed.items()]
+    varied_words = [
+        f"{k}={','.join(cls.schema.get(k).format(v) for v in values)}"
+        for k, values in varied.items()
+    ]
+    command = ["boardlab study", cls.id, "--agent", args.agent, "--games", str(args.games)]
+    command += ["--seed", str(args.seed), *(f"--vary {w}" for w in varied_words)]
+    command += [*(f"-o {w}" for w in fixed_words), "--out", str(folder)]
     settings = {
         "game": cls.id,
         "agent": args.agent,
         "games": args.games,
         "seed": args.seed,
-        "fixed": " ".join(f"{k}={v}" for k, v in fixed.items()) or "none",
-        "varied": " ".join(varied) or "none",
-        "command": " ".join(["boardlab", *sys.argv[1:]]) if sys.argv[1:] else "boardlab study",
+        "fixed": " ".join(fixed_words) or "none",
+        "varied": " ".join(varied_words) or "none",
+        "command": " ".join(command),
     }
     for path in write_tables(rows, settings, folder):
         print(f"table: {path}")
@@ -831,13 +839,13 @@ def _print_study(rows: Sequence[Any]) -> None:
     print(f"{'variant':<{width}}  {'games':>5}  {'first':>6}  {'95%':>13}  {'exact':>5}  "
           f"{'draws':>6}  {'length':>6}  {'leads':>5}  {'branch':>6}")  # fmt: skip
     for row in rows:
-        low, high = row.first.interval()
+        data = row.row()
         exact = "" if row.exact is None else f"{row.exact:+d}"
-        lengths = sorted(row.lengths) or [0]
         print(
             f"{row.label:<{width}}  {row.games:>5}  {row.first_score:>6.3f}  "
-            f"{f'{low:.3f}-{high:.3f}':>13}  {exact:>5}  {row.draw_rate:>6.1%}  "
-            f"{lengths[len(lengths) // 2]:>6}  {row.lead_changes:>5.2f}  {row.branching:>6.1f}"
+            f"{data['first_score_low']:>6.3f}-{data['first_score_high']:<6.3f}  {exact:>5}  "
+            f"{row.draw_rate:>6.1%}  {data['length_median']:>6g}  {row.lead_changes:>5.2f}  "
+            f"{row.branching:>6.1f}"
         )
 
 

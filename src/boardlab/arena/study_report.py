@@ -59,7 +59,7 @@ def write_report(
         ("Game length", length_plot(rows)),
         ("Draws, lead changes, decisiveness, branching", measures_plot(rows)),
     ]
-    said = " ".join(f"{k}={v}" for k, v in settings.items() if k != "command")
+    said = " · ".join(f"{k}: {v}" for k, v in settings.items() if k != "command")
     body = [
         f"<h1>{html.escape(game.name)}: a variant study</h1>",
         f"<p class=settings>{html.escape(said)}</p>",
