@@ -302,6 +302,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("--rebuild", action="store_true", help="build even if the table exists")
     solve.add_argument("--verify", action="store_true", help="check the table's checksum")
+    solve.add_argument(
+        "--start",
+        action="store_true",
+        help="also solve the start above the endgame table and write a certificate",
+    )
+    solve.add_argument("--certificate", metavar="FILE", help="where --start writes it")
+    solve.add_argument(
+        "--check", metavar="FILE", help="check a certificate (with the table its leaves need)"
+    )
     replay = command("replay", "play a record or a list of actions; print the final position")
     replay.epilog = (
         "GAME may be left out before a file of records that name their game in a Game tag, "
@@ -683,8 +692,19 @@ def run_solve(args: argparse.Namespace) -> int:
         raise BoardlabError(
             f"--max-seeds is for endgame tables ({', '.join(sized)}): {game.name} is solved whole"
         )
+    if (args.start or args.check or args.certificate) and not solver.proves_start:
+        raise BoardlabError(
+            f"--start, --certificate and --check are for solvers above an endgame table: "
+            f"{game.name} is solved whole"
+        )
     request = SolveRequest(
-        Path(args.out) if args.out else None, args.rebuild, args.verify, args.max_seeds
+        Path(args.out) if args.out else None,
+        args.rebuild,
+        args.verify,
+        args.max_seeds,
+        args.start,
+        Path(args.certificate) if args.certificate else None,
+        Path(args.check) if args.check else None,
     )
     for line in solver.solve(game, request, _progress_bar):
         print(line)

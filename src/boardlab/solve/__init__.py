@@ -35,6 +35,9 @@ class SolveRequest:
     rebuild: bool = False
     verify: bool = False
     max_seeds: int | None = None
+    start: bool = False  # also solve the start above the table, with a certificate
+    certificate: Path | None = None  # where that certificate goes (None: beside the run)
+    check: Path | None = None  # only check this certificate
 
 
 class Solver(ABC):
@@ -48,6 +51,9 @@ class Solver(ABC):
     needs_table: ClassVar[bool]
     #: Whether ``SolveRequest.max_seeds`` means something to this solver.
     sized: ClassVar[bool] = False
+    #: Whether it solves the start above its table and checks certificates
+    #: (``SolveRequest.start``, ``certificate``, ``check``).
+    proves_start: ClassVar[bool] = False
 
     @classmethod
     @abstractmethod

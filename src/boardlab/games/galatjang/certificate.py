@@ -109,10 +109,10 @@ def _view(state: GalatjangState) -> tuple[tuple[int, ...], int]:
 
 def check(
     certificate: Certificate,
-    table_value: Callable[[Game[Any], GalatjangState], int | None] | None = None,
+    table_value: Callable[[GalatjangState], int | None] | None = None,
 ) -> Checked:
     """Replay every claim of ``certificate`` through the engine; a BoardlabError names
-    the first that fails. ``table_value(game, state)`` reads the endgame table's exact
+    the first that fails. ``table_value(state)`` reads the endgame table's exact
     value of a position in it (needed when the certificate's leaves are in the table)."""
     game = new_game("galatjang", certificate.options)
     start = game.from_position_string(certificate.position).state
@@ -176,12 +176,30 @@ def check(
     return Checked(len(seen), len(used), ends, leaves)
 
 
+def principal_line(certificate: Certificate) -> list[int]:
+    """The actions the certificate's choices make from its position: both sides play
+    its choices (each keeps the exact value), until a leaf."""
+    game = new_game("galatjang", certificate.options)
+    state = game.from_position_string(certificate.position).state
+    target, line = certificate.value, []
+    while game.outcome_of(state) is None:
+        view, stores = _view(state)
+        action = certificate.choices.get((*view, target - stores))
+        if action is None or action not in game.legal_actions(state):
+            break
+        me = game.to_act(state)
+        state = game.apply(state, action)
+        line.append(action)
+        target = target if game.to_act(state) == me else -target
+    return line
+
+
 def _known(
     game: Game[Any],
     state: GalatjangState,
     view: tuple[int, ...],
     table_seeds: int,
-    table_value: Callable[[Game[Any], GalatjangState], int | None] | None,
+    table_value: Callable[[GalatjangState], int | None] | None,
     pits: int,
 ) -> tuple[int, bool] | None:
     """The exact value of ``state`` for the player to act where it needs no search (and
@@ -191,7 +209,7 @@ def _known(
         me = game.to_act(state)
         return outcome.points[me] - outcome.points[1 - me], False
     if table_value is not None and sum(view) <= table_seeds:
-        value = table_value(game, state)
+        value = table_value(state)
         if value is None:
             raise BoardlabError(f"the endgame table has no value for {game.format_state(state)}")
         return value, True

@@ -440,8 +440,7 @@ def solve_start(
         write_atomic(progress_path, progress.to_json())
         name = game.format_action(start, action)
         report(
-            f"{name}: {value:+d} ({progress.nodes[action]:,} nodes, "
-            f"{progress.seconds[action]} s)"
+            f"{name}: {value:+d} ({progress.nodes[action]:,} nodes, {progress.seconds[action]} s)"
         )
         if time.perf_counter() - last > snapshot_seconds:
             solver.save_table(table_path)

@@ -4,12 +4,16 @@ galatjang``; a memoised search where no table is built)."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
-from boardlab.games.galatjang import endgames
-from boardlab.solve import Progress, Solver, SolveRequest, ensure_table
+from boardlab.core.registry import new_game
+from boardlab.games.galatjang import endgames, solution
+from boardlab.games.galatjang.certificate import Certificate, check, principal_line
+from boardlab.solve import Progress, Solver, SolveRequest, best_line, ensure_table
 from boardlab.solve.tables import read_header
 
 
@@ -17,6 +21,7 @@ class GalatjangSolver(Solver):
     covers = "every last-round position with up to K seeds in the pits"
     needs_table = False
     sized = True
+    proves_start = True
 
     def __init__(self, endgame: endgames.GalatjangEndgame) -> None:
         self.endgame = endgame
@@ -40,6 +45,8 @@ class GalatjangSolver(Solver):
 
     @classmethod
     def solve(cls, game: Game[Any], request: SolveRequest, progress: Progress) -> list[str]:
+        if request.check is not None:
+            return _check(request.check, request.out)
         path = request.out or endgames.default_table_path(game)
         seeds = endgames.DEFAULT_MAX_SEEDS if request.max_seeds is None else request.max_seeds
         rebuild = request.rebuild or (
@@ -56,10 +63,73 @@ class GalatjangSolver(Solver):
             progress,
         )
         size = path.stat().st_size / 1e9
-        return [
+        lines = [
             f"{game.name} endgames: {path} ({size:.2f} GB, built in "
             f"{header['build_seconds']:.0f} s)",
             f"every last-round position with at most {header['max_seeds']} seeds in the pits "
             f"is solved; `boardlab analyze {game.id} --position POS` shows its exact values "
             "and the perfect level plays them",
         ]
+        if request.start:
+            lines += _start(game, path, request.certificate)
+        return lines
+
+
+def _start(game: Game[Any], path: Path, certificate_path: Path | None) -> list[str]:
+    """Solve the start above the table at ``path``, write and check its certificate."""
+    endgame = endgames.GalatjangEndgame.load(game, path)
+    name = "-".join(game.option_assignments()) or "default"
+    folder = path.parent / f"galatjang-start-{name}"
+    began = time.perf_counter()
+    solver, progress = solution.solve_start(game, endgame, folder, report=print)
+    start = game.initial_state()
+    values = progress.values
+    value = max(values.values())
+    certificate = solution.certify(solver, start, value)
+    target = certificate.save(certificate_path or folder / "certificate.json")
+    seconds = time.perf_counter() - began
+    checked = check(certificate, endgame.value)
+    player = game.players[game.to_act(start)]
+    verdict = (
+        "a draw"
+        if value == 0
+        else f"{player} {'wins' if value > 0 else 'loses'} by {abs(value)} seeds"
+    )
+    position = game.initial()
+    line = principal_line(certificate)
+    line += best_line(game, position.play_all(line).state, 200)
+    best = [game.format_action(start, a) for a, v in values.items() if v == value]
+    return [
+        f"start value {value:+d} for {player}: {verdict} with perfect play",
+        "first sowings: "
+        + ", ".join(f"{game.format_action(start, a)} {v:+d}" for a, v in values.items())
+        + f" (best: {', '.join(best)})",
+        f"principal variation: {' '.join(position.line_strings(line))}",
+        f"searched {sum(progress.nodes.values()):,} positions above the table "
+        f"(K={endgame.max_seeds}) in {sum(progress.seconds.values()):.1f} s; "
+        f"{seconds:.1f} s in all; checkpoints in {folder}",
+        f"certificate: {target}",
+        f"certificate checked: {checked.claims:,} claims, {checked.choices_used:,} choices, "
+        f"{checked.table_leaves:,} table leaves, {checked.ends:,} ends of the round",
+    ]
+
+
+def _check(path: Path, table: Path | None) -> list[str]:
+    """Check a certificate with the engine (and the table its leaves are in)."""
+    certificate = Certificate.read(path)
+    game = new_game("galatjang", certificate.options)
+    reader = None
+    if certificate.table_seeds >= 0:
+        reader = endgames.GalatjangEndgame.load(game, table)
+        if (reader.max_seeds or 0) < certificate.table_seeds:
+            raise BoardlabError(
+                f"the certificate's leaves need a table of {certificate.table_seeds} seeds; "
+                f"this one holds {reader.max_seeds}"
+            )
+    checked = check(certificate, None if reader is None else reader.value)
+    player = game.players[game.to_act(game.from_position_string(certificate.position).state)]
+    return [
+        f"certificate checked: {certificate.position} is worth exactly {certificate.value:+d} "
+        f"to {player} ({checked.claims:,} claims, {checked.choices_used:,} choices, "
+        f"{checked.table_leaves:,} table leaves, {checked.ends:,} ends of the round)"
+    ]
