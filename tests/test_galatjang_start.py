@@ -67,14 +67,61 @@ def test_positions_inside_a_game_have_the_minimax_value(tmp_path: Path) -> None:
 
 
 def test_rules_the_start_solver_cannot_answer_are_refused() -> None:
-    for options in ({"lone_seed": "stay"}, {"rounds": 2}):
-        game = boardlab.new_game("galatjang", pits=3, seeds=2, **options)
-        with pytest.raises(BoardlabError, match="one-round games with lone_seed=store"):
-            StartSolver(game, GalatjangEndgame(game), table_bits=10)
+    stay = boardlab.new_game("galatjang", pits=3, seeds=2, lone_seed="stay")
+    with pytest.raises(BoardlabError, match="lone_seed=store"):
+        StartSolver(stay, GalatjangEndgame(stay), table_bits=10)
+    rounds = boardlab.new_game("galatjang", pits=3, seeds=2, rounds=2)
+    solver = StartSolver(rounds, GalatjangEndgame(rounds), table_bits=10)
+    with pytest.raises(BoardlabError, match="last round"):
+        solver.action_values(rounds.initial_state())
+    assert solver.values_within(rounds.initial_state(), 1000) is None
     capped = boardlab.new_game("galatjang", pits=3, seeds=2, max_turns=5)
     solver = StartSolver(capped, GalatjangEndgame(capped), table_bits=10)
     with pytest.raises(BoardlabError, match="turn cap"):
         solver.action_values(capped.initial_state())
+
+
+def test_a_search_over_its_budget_gives_no_values(tmp_path: Path) -> None:
+    game = boardlab.new_game("galatjang", pits=5, seeds=3)
+    solver = StartSolver(game, GalatjangEndgame(game), table_bits=16)
+    assert solver.values_within(game.initial_state(), 50) is None
+    assert solver.values_within(game.initial_state(), 10**8) == _exact(game)
+
+
+# ---------------------------------------------------------------------- the book
+def test_the_opening_book_is_the_search_and_agrees_with_itself(tmp_path: Path) -> None:
+    """A book built on a small board holds the minimax values; the book shipped for the
+    default rules is consistent: every action's value is the value of the position it
+    leads to (from that side), wherever that position is in the book too."""
+    from boardlab.games.galatjang.solution import BOOK, build_book, read_book
+
+    game = boardlab.new_game("galatjang", pits=3, seeds=3)
+    small = build_book(StartSolver(game, GalatjangEndgame(game), table_bits=16), 2)
+    path = tmp_path / "book.json"
+    path.write_text(json.dumps(small))
+    book = read_book(game, path)
+    assert len(book) > 5
+    memo: dict[Any, int] = {}
+    for key, values in book.items():
+        state = game.parse_state(key)
+        assert values == {a: exact_points_after(game, state, a, memo) for a in values}
+    assert read_book(boardlab.new_game("galatjang", pits=3, seeds=2), path) == {}
+    default = boardlab.new_game("galatjang")
+    shipped = read_book(default)
+    assert shipped, f"no opening book at {BOOK}"
+    start = default.initial_state()
+    assert max(shipped[default.format_state(start)].values()) == -16
+    checked = 0
+    for key, values in shipped.items():
+        state = default.parse_state(key)
+        for action, value in values.items():
+            child = default.apply(state, action)
+            later = shipped.get(default.format_state(child))
+            if later is not None:
+                same = default.to_act(child) == default.to_act(state)
+                assert value == (max(later.values()) if same else -max(later.values()))
+                checked += 1
+    assert checked > 30
 
 
 # ---------------------------------------------------------------------- certificates

@@ -244,9 +244,9 @@ class StartSolver:
         table_bits: int = 24,
         node_budget: int = 1 << 62,
     ) -> None:
-        if int(game.options["rounds"]) != 1 or game.options["lone_seed"] != "store":
+        if game.options["lone_seed"] != "store":
             raise BoardlabError(
-                "the start is solved for one-round games with lone_seed=store (the endgame "
+                "positions above the endgame table are solved with lone_seed=store (the "
                 "table's rules)"
             )
         self.game = game
@@ -266,6 +266,8 @@ class StartSolver:
         self.stats[1] = node_budget
 
     def _check(self, state: GalatjangState) -> np.ndarray:
+        if state.round != int(self.game.options["rounds"]):
+            raise BoardlabError("only positions of the last round are solved here")
         c = _configuration(state)
         seeds = int(c[c > 0].sum())
         if int(self.game.options["max_turns"]) - state.turns < seeds:
@@ -324,6 +326,21 @@ class StartSolver:
             if done is not None:
                 done(action, value)
         return values
+
+    def values_within(self, state: GalatjangState, nodes: int) -> dict[int, int] | None:
+        """``action_values`` if it takes at most ``nodes`` more positions, else None; also
+        None where this solver does not apply (see ``_check``)."""
+        try:
+            self._check(state)
+        except BoardlabError:
+            return None
+        self.stats[1] = self.stats[0] + nodes
+        try:
+            return self.action_values(state)
+        except BoardlabError:
+            return None
+        finally:
+            self.stats[1] = 1 << 62
 
     # ---------------------------------------------------------------- proofs
     def holds(self, c: np.ndarray, kind: str, t: int) -> bool:
@@ -464,3 +481,42 @@ def certify(solver: StartSolver, state: GalatjangState, value: int) -> Certifica
         solver.table_seeds if leaves else -1,
         {key: action for key, action in choices.items()},
     )
+
+
+# ------------------------------------------------------------------ the opening book
+BOOK = Path(__file__).with_name("book.json")
+
+
+def build_book(solver: StartSolver, actions: int) -> dict[str, Any]:
+    """Every legal action's exact value at every position within ``actions`` actions of
+    the start (the book the perfect player opens with, where no table is built)."""
+    game = solver.game
+    positions: dict[str, dict[str, int]] = {}
+    frontier = [game.initial_state()]
+    for depth in range(actions + 1):
+        following = []
+        for state in frontier:
+            key = game.format_state(state)
+            if key in positions or game.outcome_of(state) is not None:
+                continue
+            values = solver.action_values(state)
+            positions[key] = {game.format_action(state, a): v for a, v in values.items()}
+            if depth < actions:
+                following += [game.apply(state, a) for a in values]
+        frontier = following
+    return {"options": dict(game.options), "actions": actions, "positions": positions}
+
+
+def read_book(game: Game[GalatjangState], path: Path = BOOK) -> dict[str, dict[int, int]]:
+    """The book's exact action values by position string, for ``game``'s rules (empty
+    if the book is for other rules or missing)."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data["options"] != dict(game.options):
+        return {}
+    book = {}
+    for key, values in data["positions"].items():
+        state = game.parse_state(key)
+        book[key] = {game.parse_action(state, a): int(v) for a, v in values.items()}
+    return book

@@ -16,6 +16,10 @@ from boardlab.games.galatjang.certificate import Certificate, check, principal_l
 from boardlab.solve import Progress, Solver, SolveRequest, best_line, ensure_table
 from boardlab.solve.tables import read_header
 
+#: Positions the search above the table may visit for one query of the perfect player or
+#: ``analyze`` (a few seconds): the start of the default game needs about 730,000.
+ABOVE_BUDGET = 3_000_000
+
 
 class GalatjangSolver(Solver):
     covers = "every last-round position with up to K seeds in the pits"
@@ -25,6 +29,8 @@ class GalatjangSolver(Solver):
 
     def __init__(self, endgame: endgames.GalatjangEndgame) -> None:
         self.endgame = endgame
+        self.book = solution.read_book(endgame.game)
+        self._above: solution.StartSolver | None = None
 
     @classmethod
     def open(cls, game: Game[Any]) -> GalatjangSolver:
@@ -38,10 +44,27 @@ class GalatjangSolver(Solver):
             return False
 
     def action_values(self, state: Any) -> dict[int, int] | None:
-        return self.endgame.action_values(state)
+        """From the table or the endgame search, else the opening book, else (with a
+        table built) the search above the table, within a budget."""
+        found = self.endgame.action_values(state)
+        if found is None:
+            found = self.book.get(self.endgame.game.format_state(state))
+        if found is None and self.endgame.max_seeds is not None:
+            if self._above is None:
+                try:
+                    self._above = solution.StartSolver(self.endgame.game, self.endgame, 22)
+                except BoardlabError:  # rules the search above the table does not play
+                    return None
+            found = self._above.values_within(state, ABOVE_BUDGET)
+        return found
 
     def unreached(self, state: Any) -> str:
-        return "the position is not in the last round, or has too many seeds in the pits"
+        if self.endgame.max_seeds is None:
+            return (
+                "the position is not in the last round, or has too many seeds in the pits "
+                "for a search without the endgame table (`boardlab solve galatjang` builds it)"
+            )
+        return "the position is not in the last round, or its search passed the budget"
 
     @classmethod
     def solve(cls, game: Game[Any], request: SolveRequest, progress: Progress) -> list[str]:
