@@ -10,6 +10,7 @@ import csv
 import html
 import io
 import json
+import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -176,6 +177,9 @@ def length_plot(rows: Sequence[Summary]) -> str:
     axes.boxplot([list(r.lengths) or [0] for r in rows], positions=places, orientation="horizontal",
                  widths=0.6, showfliers=True, flierprops={"markersize": 2})  # fmt: skip
     axes.set_yticks(places, [r.label for r in rows])
+    medians = sorted(statistics.median(r.lengths) for r in rows if r.lengths)
+    if medians and medians[-1] > 10 * medians[0]:  # a variant that loops to the cap
+        axes.set_xscale("log")
     axes.set_xlabel("actions per game")
     axes.grid(axis="x", alpha=0.3)
     return _svg(figure)
