@@ -61,7 +61,7 @@ def main() -> None:
         path = certificate.save(folder / "certificate.json")
         certified = time.perf_counter() - began
         began = time.perf_counter()
-        checked = check(certificate, endgame.value)
+        checked = check(certificate, endgame.table)
         row = {
             "pits": pits,
             "seeds": seeds,

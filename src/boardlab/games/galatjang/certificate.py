@@ -16,8 +16,10 @@ pits alone, so one entry serves every position with those pits.
 **The checker** replays every claim through the engine (``legal_actions``, ``apply``,
 ``outcome_of`` of the game in the certificate's options), down to positions where the
 value is known without search: the end of the round (the engine's own final points) and,
-if the certificate says so, positions in the endgame table (its value read from the
-table file, whose build is checked on its own: ``boardlab solve galatjang --verify``).
+if the certificate says so, positions in the endgame table: their entry is found by the
+table's ranking, computed here on its own (``_rank``), and read from the file, whose
+header must name these rules and whose build is checked on its own (``boardlab solve
+galatjang --verify``, and the recheck of entries from their children).
 It refuses a certificate whose choice is missing, illegal or does not keep its claim,
 whose leaves contradict it, or whose game the turn cap could end early.
 """
@@ -25,8 +27,8 @@ whose leaves contradict it, or whose game the turn cap could end early.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,9 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game
 from boardlab.core.registry import new_game
+from boardlab.games.galatjang.endgames import table_rules
 from boardlab.games.galatjang.rules import GalatjangState, pit_count, pit_index, store_index
+from boardlab.solve.tables import Table
 
 KIND = "boardlab-galatjang-certificate"
 FORMAT = 1
@@ -107,27 +111,30 @@ def _view(state: GalatjangState) -> tuple[tuple[int, ...], int]:
     return (*mine, *theirs), stores
 
 
-def check(
-    certificate: Certificate,
-    table_value: Callable[[GalatjangState], int | None] | None = None,
-) -> Checked:
+def check(certificate: Certificate, table: Table | None = None) -> Checked:
     """Replay every claim of ``certificate`` through the engine; a BoardlabError names
-    the first that fails. ``table_value(state)`` reads the endgame table's exact
-    value of a position in it (needed when the certificate's leaves are in the table)."""
+    the first that fails. ``table`` is the endgame table file (needed when the
+    certificate's leaves are in it)."""
     game = new_game("galatjang", certificate.options)
     start = game.from_position_string(certificate.position).state
-    pits = pit_count(start)
     first, _ = _view(start)
     seeds = sum(first)
     if any(x < 0 for x in first) or int(game.options["rounds"]) != start.round:
         raise BoardlabError("the certificate's position is not in the last round, or blocked")
     if int(game.options["max_turns"]) - start.turns < seeds:
         raise BoardlabError("the turn cap could end the round early: the claim is not checked")
-    if certificate.table_seeds >= 0 and table_value is None:
-        raise BoardlabError(
-            f"the certificate's leaves are in the endgame table (up to "
-            f"{certificate.table_seeds} seeds): the table is needed to check it"
-        )
+    if certificate.table_seeds >= 0:
+        if table is None:
+            raise BoardlabError(
+                f"the certificate's leaves are in the endgame table (up to "
+                f"{certificate.table_seeds} seeds): the table is needed to check it"
+            )
+        table.require(table_rules(game))
+        if int(table.header["max_seeds"]) < certificate.table_seeds:
+            raise BoardlabError(
+                f"the certificate's leaves need a table of {certificate.table_seeds} seeds; "
+                f"{table.path} holds {table.header['max_seeds']}"
+            )
     seen: set[tuple[Any, ...]] = set()
     used: set[tuple[int, ...]] = set()
     ends = leaves = 0
@@ -142,7 +149,7 @@ def check(
         if key in seen:
             continue
         seen.add(key)
-        known = _known(game, state, view, certificate.table_seeds, table_value, pits)
+        known = _known(game, state, view, stores, certificate.table_seeds, table)
         if known is not None:
             if known[1]:
                 leaves += 1
@@ -198,9 +205,9 @@ def _known(
     game: Game[Any],
     state: GalatjangState,
     view: tuple[int, ...],
+    stores: int,
     table_seeds: int,
-    table_value: Callable[[GalatjangState], int | None] | None,
-    pits: int,
+    table: Table | None,
 ) -> tuple[int, bool] | None:
     """The exact value of ``state`` for the player to act where it needs no search (and
     whether the table gave it), else None."""
@@ -208,9 +215,19 @@ def _known(
     if outcome is not None:
         me = game.to_act(state)
         return outcome.points[me] - outcome.points[1 - me], False
-    if table_value is not None and sum(view) <= table_seeds:
-        value = table_value(state)
-        if value is None:
-            raise BoardlabError(f"the endgame table has no value for {game.format_state(state)}")
-        return value, True
+    if table is not None and sum(view) <= table_seeds:
+        return stores + int(table.values[_rank(view)]), True
     return None
+
+
+def _rank(view: tuple[int, ...]) -> int:
+    """The entry of a configuration in the endgame table: configurations with fewer seeds
+    come first (``C(n - 1 + m, m)`` of them for ``n`` seeds in ``m`` pits), then the
+    colexicographic rank of the bar positions ``view[0] + ... + view[j] + j`` among those
+    with the same total (the combinatorial number system)."""
+    m, prefix, rank = len(view), 0, 0
+    for j in range(m - 1):
+        prefix += view[j]
+        rank += comb(prefix + j, j + 1)
+    total = prefix + view[-1]
+    return comb(total + m - 1, m) + rank

@@ -356,20 +356,22 @@ def _hash(c: np.ndarray, left: int) -> int:
 
 
 @njit(cache=True)
+def _holds(keys: np.ndarray, i: int, c: np.ndarray) -> bool:
+    """Whether memo slot ``i`` holds the configuration ``c``."""
+    for k in range(c.shape[0]):  # noqa: SIM110 (a loop, as numba compiles it)
+        if keys[i, k] != c[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _probe(c: np.ndarray, left: int, keys: np.ndarray, lefts: np.ndarray) -> int:
     """The memo slot of (``c``, ``left``), or the empty slot where it would go."""
     mask = lefts.shape[0] - 1
     i = _hash(c, left) & mask
-    m = c.shape[0]
     while lefts[i] != EMPTY:
-        if lefts[i] == left:
-            same = True
-            for k in range(m):
-                if keys[i, k] != c[k]:
-                    same = False
-                    break
-            if same:
-                return int(i)
+        if lefts[i] == left and _holds(keys, i, c):
+            return int(i)
         i = (i + 1) & mask
     return int(i)
 

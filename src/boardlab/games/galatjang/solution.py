@@ -51,6 +51,7 @@ from boardlab.games.galatjang.endgames import (
     GalatjangEndgame,
     _child,
     _configuration,
+    _holds,
     _index,
 )
 from boardlab.games.galatjang.kernel import LONE_STORE
@@ -76,17 +77,11 @@ def _find(c: np.ndarray, keys: np.ndarray, lows: np.ndarray) -> tuple[int, bool]
     """The slot of ``c`` and whether it holds ``c``; else the slot to write it in (an
     empty one, or the last of its bucket, overwritten)."""
     mask = lows.shape[0] - 1
-    m = c.shape[0]
     i = _hash(c) & mask
     for _ in range(PROBES):
         if lows[i] == NONE:
             return i, False
-        same = True
-        for k in range(m):
-            if keys[i, k] != c[k]:
-                same = False
-                break
-        if same:
+        if _holds(keys, i, c):
             return i, True
         i = (i + 1) & mask
     return (i - 1) & mask, False
@@ -166,22 +161,15 @@ def _alphabeta(
     for r in range(n):
         i = ranked[r]
         d = gains[i]
-        if passing[i]:
-            later = _alphabeta(
-                kids[i], d - beta, d - alpha, pits, p, values, table_seeds, binom,
-                keys, lows, highs, moves, stats,
-            )  # fmt: skip
-            if later == ABORT:
-                return ABORT
-            v = d - later
-        else:
-            later = _alphabeta(
-                kids[i], alpha - d, beta - d, pits, p, values, table_seeds, binom,
-                keys, lows, highs, moves, stats,
-            )  # fmt: skip
-            if later == ABORT:
-                return ABORT
-            v = d + later
+        sign = -1 if passing[i] else 1  # the opponent's value counts against the mover
+        low, high = (d - beta, d - alpha) if passing[i] else (alpha - d, beta - d)
+        later = _alphabeta(
+            kids[i], low, high, pits, p, values, table_seeds, binom, keys, lows, highs,
+            moves, stats,
+        )  # fmt: skip
+        if later == ABORT:
+            return ABORT
+        v = d + sign * later
         if v > best:
             best = v
             chosen = acts[i]
