@@ -186,7 +186,18 @@ def test_a_wrong_first_choice_is_refuted(proved: Any) -> None:
 
 
 def test_a_file_that_is_not_a_certificate_is_refused(tmp_path: Path) -> None:
-    for text in ("", "{}", '{"kind": "boardlab-galatjang-certificate", "format": 1}', "\xff"):
+    head = '{"kind": "boardlab-galatjang-certificate", "format": 1'
+    wrong = ', "value": 1, "table_seeds": -1, "choices": []'
+    named = [
+        head + ', "options": {"pits": 99}, "position": "x"' + wrong + "}",
+        head + ', "options": {"pits": 3}, "position": "1,2/3 s"' + wrong + "}",
+    ]
+    for text in named:
+        path = tmp_path / "named.json"
+        path.write_text(text)
+        with pytest.raises(BoardlabError, match="names no valid game or position"):
+            Certificate.read(path)
+    for text in ("", "{}", head + "}", "\xff"):
         path = tmp_path / "bad.json"
         path.write_text(text, encoding="latin-1")
         with pytest.raises(BoardlabError, match=r"not a Galatjang certificate|cannot read"):

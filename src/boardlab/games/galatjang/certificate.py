@@ -78,7 +78,7 @@ class Certificate:
             if data.get("kind") != KIND or data.get("format") != FORMAT:
                 raise ValueError
             choices = {tuple(int(x) for x in line[:-1]): int(line[-1]) for line in data["choices"]}
-            return cls(
+            found = cls(
                 dict(data["options"]),
                 str(data["position"]),
                 int(data["value"]),
@@ -89,6 +89,11 @@ class Certificate:
             raise BoardlabError(f"cannot read the certificate {path}: {error}") from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             raise BoardlabError(f"{path} is not a Galatjang certificate") from None
+        try:
+            new_game("galatjang", found.options).from_position_string(found.position)
+        except BoardlabError as error:
+            raise BoardlabError(f"{path} names no valid game or position: {error}") from None
+        return found
 
 
 @dataclass(frozen=True)
