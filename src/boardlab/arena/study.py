@@ -191,12 +191,13 @@ def _canonical(game: Game[Any]) -> str:
 
 
 def label(game: Game[Any], varied: Sequence[str]) -> str:
-    """A variant's name in a table: the varied options that are not idle, else default."""
+    """A variant's name in a table: the varied numbers, and the varied words and yes/no
+    options that are not at their default (or idle); ``default`` if nothing is left."""
     effective = game.effective_options()
     words = [
         f"{n}={game.schema.get(n).format(effective[n])}"
         for n in varied
-        if effective[n] != game.schema.get(n).default
+        if effective[n] != game.schema.get(n).default or game.schema.get(n).kind == "int"
     ]
     return " ".join(words) or "default"
 
