@@ -428,3 +428,12 @@ def test_a_review_is_made_in_the_background_and_kept(http: Any) -> None:
         assert item["loss"] >= 0
         assert item["mark"] in ("", "inaccuracy", "mistake", "blunder")
     assert http.get(f"/api/games/{game_id}/review").json() == data  # kept, not made again
+
+
+def test_perfect_opens_galatjang_with_the_only_sowing_that_loses_least(http: Any) -> None:
+    """In the browser too, the perfect player plays the solved opening (from the book,
+    no table needed): s1 is the one first sowing worth -16; every other loses more."""
+    game_id = new_game(http, "galatjang", opponent="perfect", seat="1", pits="6", seeds="6")
+    state = settled(http, game_id)
+    assert state["moves"][0]["actions"][0] == "s1"
+    assert_agrees(state)
