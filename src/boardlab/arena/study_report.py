@@ -134,8 +134,12 @@ def _figure(rows: Sequence[Summary]) -> Any:
 
 
 def _svg(figure: Any) -> str:
+    """The figure as SVG for the page; its words stay text (the page's font), not a path
+    drawn for every letter, which keeps a report small."""
+    matplotlib = import_extra("matplotlib", "the study's report", "matplotlib")
     out = io.StringIO()
-    figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
     text = out.getvalue()
     return text[text.index("<svg") :]  # the XML declaration has no place inside HTML
 
