@@ -120,3 +120,11 @@ def test_the_commands_take_the_ray_backend(
     assert len(results.read_text().splitlines()) == 6
     assert "first seat" in capsys.readouterr().out
     assert ray_cluster.is_initialized()
+
+
+def test_an_error_in_a_game_reads_the_same_on_ray_and_locally(ray_cluster: Any) -> None:
+    bad = [("chess", {}, "random", "random", 0, 0)]
+    for backend in (LocalBackend(2), RayBackend()):
+        with pytest.raises(BoardlabError, match="unknown game 'chess'") as raised:
+            list(backend.unordered(play_game, bad))
+        assert "Traceback" not in str(raised.value) and "\n" not in str(raised.value)

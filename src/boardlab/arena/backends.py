@@ -136,7 +136,7 @@ class RayBackend(Backend):
                     try:
                         result = ray.get(ref)
                     except ray.exceptions.RayError as error:
-                        raise BoardlabError(f"a call on the Ray cluster failed: {error}") from None
+                        raise _cause(error) from None
                     yield task, result
         finally:
             for ref in pending:
@@ -147,6 +147,17 @@ class RayBackend(Backend):
         if self.started:
             self.ray.shutdown()
             self.started = False
+
+
+def _cause(error: BaseException) -> BaseException:
+    """What a call that failed on Ray raised, as the local pool would raise it: a
+    BoardlabError as it is; anything else in one line, without Ray's traceback."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, BoardlabError):
+        return cause
+    shown = cause if isinstance(cause, BaseException) else error
+    lines = str(shown).strip().splitlines() or [""]
+    return BoardlabError(f"a game failed on the Ray cluster: {type(shown).__name__}: {lines[0]}")
 
 
 def _reachable(address: str, seconds: float = 5.0) -> None:
