@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from boardlab.core.i18n import ngettext
+
 #: Kinds of place a renderer draws; ``label`` places carry only their text.
 PLACE_KINDS = ("square", "pit", "store", "row", "label")
 
@@ -66,7 +68,12 @@ class Tally:
     plural: str
 
     def __str__(self) -> str:
-        return f"{self.value} {self.singular if self.value == 1 else self.plural}"
+        return f"{self.value} {self.words}"
+
+    @property
+    def words(self) -> str:
+        """The words for the value, in the current language (``stones in supply``)."""
+        return ngettext(self.singular, self.plural, self.value)
 
 
 @dataclass(frozen=True)

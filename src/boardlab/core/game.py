@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
+from boardlab.core.i18n import N_, _, noun
 from boardlab.core.options import OptionSchema, OptionValue
 
 State = TypeVar("State", bound=Hashable)
@@ -43,16 +44,22 @@ class Outcome:
             f"reason={self.reason}"
         )
 
-    def sentence(self, reasons: Callable[[str], str] | None = None) -> str:
+    def sentence(
+        self,
+        reasons: Callable[[str], str] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> str:
         """The result as a person reads it: ``North wins: resignation (South 5, North
-        4).`` (``reasons`` turns the reason word into words, as ``Game.reason_words``)."""
-        points = ", ".join(
-            f"{name.capitalize()} {score}"
-            for name, score in zip(self.players, self.points, strict=True)
-        )
+        4).`` (``reasons`` turns the reason word into words, as ``Game.reason_words``;
+        ``names`` are the players as shown, as ``Game.player_name`` gives them)."""
+        shown = list(names) if names else [name.capitalize() for name in self.players]
+        points = ", ".join(f"{name} {score}" for name, score in zip(shown, self.points, strict=True))
         why = reasons(self.reason) if reasons else self.reason
-        who = "Draw" if self.winner is None else f"{self.winner_name.capitalize()} wins"
-        return f"{who}: {why} ({points})."
+        if self.winner is None:
+            return _("Draw: {why} ({points}).").format(why=why, points=points)
+        return _("{player} wins: {why} ({points}).").format(
+            player=shown[self.winner], why=why, points=points
+        )
 
     def score(self, player: int) -> float:
         """1 for a win, 0.5 for a draw, 0 for a loss, from ``player``'s side."""
@@ -101,8 +108,11 @@ class Game(ABC, Generic[State]):
     # ------------------------------------------------------------------ declarations
     #: The players' colours (CSS hex), chosen so that colour-blind players tell them apart.
     colours: ClassVar[tuple[str, str]] = ("#0072b2", "#e69f00")
-    #: The unit of points, singular and plural.
-    point_words: ClassVar[tuple[str, str]] = ("point", "points")
+    #: The players as people read them, marked for the catalogue (``N_("South")``); by
+    #: default the player names capitalised. Shown through ``player_name``.
+    player_names: ClassVar[tuple[str, str] | tuple[()]] = ()
+    #: The unit of points, singular and plural (``noun("point", "points")``).
+    point_words: ClassVar[tuple[str, str]] = noun("point", "points")
     #: Every reason word of an outcome, in words (``resign`` is common to all games).
     reasons: ClassVar[Mapping[str, str]] = MappingProxyType({})
     #: A sentence for a UI's help on how this game's actions may be typed, or empty.
@@ -208,9 +218,9 @@ class Game(ABC, Generic[State]):
     def narrate(self, state: State, action: int) -> list[Note]:
         """What a legal ``action`` does, as notes a renderer turns into sentences; a game
         overrides this to explain its rules as they happen."""
-        player = self.players[self.to_act(state)].capitalize()
+        player = self.player_name(self.to_act(state))
         shown = self.format_action(state, action)
-        return [Note("play", "{player} plays {action}.", {"player": player, "action": shown})]
+        return [Note("play", _("{player} plays {action}."), {"player": player, "action": shown})]
 
     def evaluate(self, state: State, player: int) -> float:
         """How the game stands for ``player``, in (-0.9, 0.9), for the searching agents
@@ -233,9 +243,18 @@ class Game(ABC, Generic[State]):
 
     @classmethod
     def reason_words(cls, reason: str) -> str:
-        """Why a game ended, in words."""
-        ended = {"resign": "resignation", "forfeit": "forfeit (the player's program failed)"}
-        return ended.get(reason) or cls.reasons.get(reason, reason)
+        """Why a game ended, in words (the game's ``reasons`` are marked with ``N_``)."""
+        ended = {
+            "resign": N_("resignation"),
+            "forfeit": N_("forfeit (the player's program failed)"),
+        }
+        return _(ended.get(reason) or cls.reasons.get(reason, reason))
+
+    @classmethod
+    def player_name(cls, player: int) -> str:
+        """A player as people read it, in the current language: ``South``, ``Süd``."""
+        names = cls.player_names or tuple(name.capitalize() for name in cls.players)
+        return _(names[player])
 
     # ------------------------------------------------------------------ public face
     def initial(self) -> Position[State]:
@@ -247,8 +266,9 @@ class Game(ABC, Generic[State]):
         return Position(self, self.parse_state(text))
 
     def rules_in_brief(self) -> str:
-        """The rules in brief under these options (``{pits}`` becomes the number of pits)."""
-        return self.brief.strip().format_map(self.options)
+        """The rules in brief under these options (``{pits}`` becomes the number of pits),
+        in the current language."""
+        return _(self.brief).strip().format_map(self.options)
 
     def non_default_options(self) -> dict[str, OptionValue]:
         return self.schema.non_default(self.options)
