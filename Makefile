@@ -43,16 +43,11 @@ bench: setup
 	$(BIN)/python benchmarks/speed.py
 	$(BIN)/python benchmarks/openspiel_speed.py
 
-# The message catalogue: gather every marked message from the code, templates and scripts,
-# merge them into the German catalogue (new ones untranslated, gone ones dropped), and
-# compile it. tests/test_i18n.py fails while a message lacks its German.
-MESSAGES = src/boardlab/locale
+# The message catalogue: gather every marked message from the code, templates and page
+# scripts, merge them into the German catalogue (new ones untranslated, gone ones dropped)
+# and compile it. tests/test_i18n.py fails while a message lacks its German.
 messages: setup
-	$(BIN)/pybabel extract -F babel.cfg -k N_ -k counted:2,3 -k noun:1,2 -k Tally:2,3 -k pgettext:1c,2 \
-	  --add-location=file --sort-by-file -o build/boardlab.pot src/boardlab
-	$(BIN)/pybabel update -i build/boardlab.pot -d $(MESSAGES) -D boardlab -l de \
-	  --ignore-obsolete --no-fuzzy-matching --init-missing
-	$(BIN)/pybabel compile --statistics -d $(MESSAGES) -D boardlab
+	$(BIN)/python -m boardlab.messages update
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, UploadFile, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, Request, UploadFile, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -26,8 +26,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import boardlab
 from boardlab.core.errors import BoardlabError, UnknownGameError
+from boardlab.core.i18n import _, language, ngettext, use_language
 from boardlab.core.record import GameRecord
 from boardlab.web import pages
+from boardlab.web.language import (
+    LanguageMiddleware,
+    check_query,
+    chosen,
+    format_number,
+    format_when,
+    script_catalogue,
+    switch_links,
+)
 from boardlab.web.service import HUMAN, GameService, RequestError, record_of
 from boardlab.web.store import NotFound, StaleError, Store
 
@@ -60,6 +70,17 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["games"] = pages.catalogue
     templates.env.filters["prose"] = pages.prose
+    templates.env.add_extension("jinja2.ext.i18n")
+    templates.env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=_, ngettext=ngettext, newstyle=True
+    )
+    templates.env.globals.update(
+        language=language,
+        languages=switch_links,
+        script_messages=script_catalogue,
+        number=format_number,
+        when=format_when,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -73,7 +94,9 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         docs_url="/api/docs",
         redoc_url=None,
         openapi_url="/api/openapi.json",
+        dependencies=[Depends(check_query)],
     )
+    app.add_middleware(LanguageMiddleware)
     app.state.service = service
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -110,13 +133,17 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         if error.status_code == 404:
-            return failure(request, 404, f"there is no page at {request.url.path}")
+            return failure(
+                request, 404, _("there is no page at {path}").format(path=request.url.path)
+            )
         return failure(request, error.status_code, str(error.detail))
 
     @app.exception_handler(Exception)
     async def crash(request: Request, error: Exception) -> Response:
         log.exception("request %s %s failed", request.method, request.url.path)
-        return failure(request, 500, "something went wrong on the server; the game is safe")
+        with use_language(chosen(request.headers)):  # outside the language middleware
+            message = _("something went wrong on the server; the game is safe")
+            return failure(request, 500, message)
 
     # ------------------------------------------------------------------ pages
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -175,7 +202,8 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         try:
             loaded = GameRecord.read(text)
         except BoardlabError as error:
-            raise RequestError(f"{record.filename or 'the upload'}: {error}") from None
+            name = record.filename or _("the upload")
+            raise RequestError(f"{name}: {error}") from None
         start = loaded.start
         new_id = await run_in_threadpool(
             store.create,
@@ -274,32 +302,43 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
 def socket_answer(message: str) -> dict[str, Any]:
     """The reply to a message a page sent: pages only listen, and may ping."""
     if len(message) > MAX_MESSAGE:
-        return {"type": "error", "message": f"message too long ({len(message)} characters)"}
+        too_long = _("message too long ({count} characters)").format(count=len(message))
+        return {"type": "error", "message": too_long}
     try:
         data = json.loads(message)
     except ValueError:
-        return {"type": "error", "message": f"not JSON: {message[:80]!r}"}
+        return {"type": "error", "message": _("not JSON: {text!r}").format(text=message[:80])}
     if isinstance(data, dict) and data.get("type") == "ping":
         return {"type": "pong"}
     return {
         "type": "error",
-        "message": f"unknown message {message[:80]!r}: this socket takes only "
-        '{"type": "ping"}; actions go to POST /api/games/{id}/play',
+        "message": _(
+            "unknown message {text!r}: this socket takes only {ping}; actions go to "
+            "POST /api/games/{{id}}/play"
+        ).format(text=message[:80], ping='{"type": "ping"}'),
     }
 
 
 async def read_upload(upload: UploadFile) -> str:
     data = await upload.read(MAX_UPLOAD + 1)
-    name = upload.filename or "the upload"
+    name = upload.filename or _("the upload")
     if len(data) > MAX_UPLOAD:
-        raise RequestError(f"{name} is larger than {MAX_UPLOAD // 1024} KB: not a game record")
+        raise RequestError(
+            _("{name} is larger than {size} KB: not a game record").format(
+                name=name, size=MAX_UPLOAD // 1024
+            )
+        )
     if not data.strip():
-        raise RequestError(f"{name} is empty: expected a game record (text or JSON)")
+        raise RequestError(
+            _("{name} is empty: expected a game record (text or JSON)").format(name=name)
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise RequestError(
-            f"{name} is not UTF-8 text (byte {error.start}): expected a game record"
+            _("{name} is not UTF-8 text (byte {byte}): expected a game record").format(
+                name=name, byte=error.start
+            )
         ) from None
 
 
@@ -313,26 +352,26 @@ def download(text: str, filename: str, media: str) -> Response:
 
 def validation_message(error: RequestValidationError) -> str:
     """FastAPI's list of problems as one sentence."""
+    example = '{"action": "...", "ply": 0}'
     problems = []
     for item in error.errors():
         if item.get("type") == "json_invalid":
-            return (
-                f"bad request: the body is not JSON ({item.get('ctx', {}).get('error', '')}); "
-                'expected JSON like {"action": "...", "ply": 0}'
-            )
+            why = item.get("ctx", {}).get("error", "")
+            message = _("bad request: the body is not JSON ({why}); expected JSON like {example}")
+            return message.format(why=why, example=example)
         where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
         got = item.get("input")
-        shown = "" if got is None or isinstance(got, dict) else f" (got {str(got)[:60]!r})"
-        problems.append(f"{where or 'body'}: {item.get('msg', 'invalid')}{shown}")
-    return (
-        "bad request: "
-        + "; ".join(problems)
-        + (
-            '; expected JSON like {"action": "...", "ply": 0}'
-            if any("action" in p or "ply" in p for p in problems)
-            else ""
+        shown = (
+            ""
+            if got is None or isinstance(got, dict)
+            else " " + _("(got {value!r})").format(value=str(got)[:60])
         )
-    )
+        problems.append(f"{where or 'body'}: {item.get('msg', 'invalid')}{shown}")
+    if any("action" in p or "ply" in p for p in problems):
+        return _("bad request: {problems}; expected JSON like {example}").format(
+            problems="; ".join(problems), example=example
+        )
+    return _("bad request: {problems}").format(problems="; ".join(problems))
 
 
 def browser_id(request: Request) -> str:

@@ -17,12 +17,23 @@ from markupsafe import Markup
 import boardlab
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.game import Game
-from boardlab.core.options import Option
+from boardlab.core.i18n import N_, _, language, pgettext
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
+from boardlab.web.language import format_when
 from boardlab.web.store import StoredGame
 
 HUMAN = "human"
+
+#: The levels as people read them: name and what it does (``boardlab.ai`` names them).
+LEVELS: dict[str, tuple[str, str]] = {
+    "beginner": (N_("beginner"), N_("plays almost at random")),
+    "easy": (N_("easy"), N_("takes what it sees")),
+    "medium": (N_("medium"), N_("a short search")),
+    "hard": (N_("hard"), N_("a deeper search")),
+    "expert": (N_("expert"), N_("the strongest search, a few seconds a move")),
+    "perfect": (N_("perfect"), N_("exact play from the solver's table")),
+}
 
 
 def catalogue() -> list[dict[str, Any]]:
@@ -36,7 +47,7 @@ def describe_game(game_id: str) -> dict[str, Any]:
     return {
         "id": game.id,
         "name": game.name,
-        "summary": game.summary,
+        "summary": _(game.summary),
         "players": list(game.players),
         "colours": list(game.colours),
         "options": [
@@ -44,7 +55,7 @@ def describe_game(game_id: str) -> dict[str, Any]:
                 "name": o.name,
                 "kind": o.kind,
                 "default": o.default,
-                "description": o.description,
+                "description": _(o.description),
                 "choices": list(o.choices),
                 "low": o.low,
                 "high": o.high,
@@ -81,34 +92,40 @@ class NewGameForm:
     def empty(cls, game_id: str) -> NewGameForm:
         return cls(boardlab.new_game(game_id))
 
+    @property
+    def summary(self) -> str:
+        return _(self.game.summary)
+
     def fields(self) -> list[dict[str, Any]]:
         """Each option with its description, default and the value shown."""
         return [
             {
                 "option": option,
+                "description": _(option.description),
                 "value": self.values.get(option.name, option.format(option.default)),
                 "default": option.format(option.default),
             }
             for option in self.game.schema
         ]
 
+    @staticmethod
+    def level_name(level: str) -> str:
+        """A level as people read it (its spec name is data: ``medium``)."""
+        return _(LEVELS[level][0]) if level in LEVELS else level
+
     def opponents(self) -> list[tuple[str, str]]:
         """(value, label) of each opponent: a person on this screen, then each level."""
-        names = {
-            "beginner": "beginner: plays almost at random",
-            "easy": "easy: takes what it sees",
-            "medium": "medium: a short search",
-            "hard": "hard: a deeper search",
-            "expert": "expert: the strongest search, a few seconds a move",
-            "perfect": "perfect: exact play from the solver's table",
-        }
         found = []
         for name in levels(self.game):
-            label = names.get(name, name)
+            label = (
+                _("{level}: {what}").format(level=self.level_name(name), what=_(LEVELS[name][1]))
+                if name in LEVELS
+                else name
+            )
             if name in self.unready:
-                label += " (not ready, see below)"
+                label = _("{level} (not ready, see below)").format(level=label)
             found.append((name, label))
-        return [(HUMAN, "a friend on this screen"), *found]
+        return [(HUMAN, _("a friend on this screen")), *found]
 
     @cached_property
     def unready(self) -> dict[str, str]:
@@ -141,8 +158,9 @@ class NewGameForm:
         opponent = values.get("opponent", "medium")
         if opponent != HUMAN and opponent not in levels(game):
             raise BoardlabError(
-                f"unknown opponent {opponent!r}: expected {HUMAN} or a level "
-                f"({', '.join(levels(game))})"
+                _("unknown opponent {opponent!r}: expected {human} or a level ({levels})").format(
+                    opponent=opponent, human=HUMAN, levels=", ".join(levels(game))
+                )
             )
         if opponent != HUMAN:
             from boardlab.ai import make_agent
@@ -150,7 +168,7 @@ class NewGameForm:
             make_agent(opponent, 0, game).check(game)  # a missing table says how to build it
         seat = values.get("seat", "0")
         if seat not in ("0", "1", "random"):
-            raise BoardlabError(f"bad seat {seat!r}: expected 0, 1 or random")
+            raise BoardlabError(_("bad seat {seat!r}: expected 0, 1 or random").format(seat=seat))
         if seat == "random":
             import secrets
 
@@ -166,20 +184,26 @@ def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
     for stored in games:
         game = boardlab.new_game(stored.game, **stored.options)
         seats = [
-            name.capitalize() if spec == HUMAN else f"AI {spec}"
-            for name, spec in zip(game.players, stored.seats, strict=True)
+            game.player_name(k) if spec == HUMAN else _("AI {level}").format(level=spec)
+            for k, spec in enumerate(stored.seats)
         ]
+        if stored.result == "*":
+            result = _("in play")
+        elif stored.result == "draw":
+            result = pgettext("result", "draw")
+        else:
+            winner = game.players.index(stored.result) if stored.result in game.players else None
+            shown = stored.result if winner is None else game.player_name(winner)
+            result = _("{player} won").format(player=shown)
         rows.append(
             {
                 "id": stored.id,
                 "name": game.name,
                 "options": " ".join(game.option_assignments()),
-                "seats": " vs ".join(seats),
-                "result": "in play"
-                if stored.result == "*"
-                else ("draw" if stored.result == "draw" else f"{stored.result} won"),
+                "seats": _("{first} vs {second}").format(first=seats[0], second=seats[1]),
+                "result": result,
                 "over": stored.result != "*",
-                "updated": stored.updated.strftime("%Y-%m-%d %H:%M"),
+                "updated": format_when(stored.updated),
             }
         )
     return rows
@@ -214,32 +238,55 @@ def review_boards(record: GameRecord) -> list[dict[str, Any]]:
 @dataclass
 class Rules:
     game: Game[Any]
+    summary: str
     card: str  # the card as HTML, diagrams in place
+    language: str  # the card's language (an English card where none is translated)
     diagram: str  # the start position under the default options
-    options: list[Option]
+    options: list[dict[str, str]]  # name, default, allowed, description
+
+
+def rules(game_id: str) -> Rules:
+    """The rules page of a game in the current language."""
+    return _rules(game_id, language())
 
 
 @cache
-def rules(game_id: str) -> Rules:
-    """The rules page of a game: its card (the binding rules, shipped with its package)
-    rendered, each position string in it drawn as a diagram."""
+def _rules(game_id: str, lang: str) -> Rules:
+    """The rules page of a game: its card in ``lang`` (the binding rules, shipped with
+    its package) rendered, each position string in it drawn as a diagram."""
     game = boardlab.new_game(game_id)
-    text = card_text(game)
-    start = board_svg(game, game.board_model(game.initial().state), title=f"{game.name} start")
+    text, card_language = card_text(game, lang)
+    title = _("{game} start").format(game=game.name)
+    start = board_svg(game, game.board_model(game.initial().state), title=title)
     if not text:
         body = f"<pre>{html.escape(game.rules_in_brief())}</pre>"
+        card_language = lang
     else:
         body = render_card(game, text)
-    return Rules(game, body, start, list(game.schema))
+    options = [
+        {
+            "name": o.name,
+            "default": o.format(o.default),
+            "allowed": o.allowed(),
+            "description": _(o.description),
+        }
+        for o in game.schema
+    ]
+    return Rules(game, _(game.summary), body, card_language, start, options)
 
 
-def card_text(game: Game[Any]) -> str:
-    """The game's card (``card.md`` beside its module), or empty."""
+def card_text(game: Game[Any], lang: str = "en") -> tuple[str, str]:
+    """The game's card in ``lang`` (``card.de.md`` beside its module; ``card.md`` is the
+    English one) and the language it is in; English where ``lang`` has none; empty
+    when the game has no card."""
     package = type(game).__module__.rpartition(".")[0]
-    try:
-        return (importlib.resources.files(package) / "card.md").read_text(encoding="utf-8")
-    except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
-        return ""
+    for name, card_language in ((f"card.{lang}.md", lang), ("card.md", "en")):
+        try:
+            text = (importlib.resources.files(package) / name).read_text(encoding="utf-8")
+        except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+            continue
+        return text, card_language
+    return "", "en"
 
 
 def prose(text: str) -> Markup:

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 import boardlab
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.core.i18n import _, counted, language, use_language
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web import thinking
@@ -51,10 +52,13 @@ class Seat:
     def human(self) -> bool:
         return self.spec == HUMAN
 
-    def label(self, player: str) -> str:
-        return player.capitalize() if self.human else f"AI ({self.spec})"
+    def label(self, name: str) -> str:
+        """The seat as a page shows it: the player's ``name`` for a person, else the AI
+        and its level."""
+        return name if self.human else _("AI ({level})").format(level=self.spec)
 
 
+#: A page watching a game: it is sent the game's state in its language.
 Listener = Callable[[dict[str, Any]], Awaitable[None]]
 
 
@@ -72,7 +76,8 @@ class GameService:
         #: games whose agent failed, with when and why: not woken again for a while
         self.trouble: dict[str, tuple[float, str]] = {}
         self.reviewing: dict[str, asyncio.Task[None]] = {}
-        self.watchers: dict[str, set[Listener]] = {}
+        #: the pages watching each game, with the language each reads
+        self.watchers: dict[str, dict[Listener, str]] = {}
         self.tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ workers
@@ -108,7 +113,8 @@ class GameService:
         """Everything a game page shows, as JSON."""
         state = describe(stored, record, stored.id in self.thinking)
         failed = self.trouble.get(stored.id)
-        state["trouble"] = failed[1] if failed and not state["thinking"] else ""
+        trouble = _("the AI could not play: {error}").format(error=failed[1]) if failed else ""
+        state["trouble"] = trouble if not state["thinking"] else ""
         return state
 
     # ------------------------------------------------------------------ changes
@@ -117,14 +123,19 @@ class GameService:
         stored, record = await self.load(game_id)
         check_ply(record, ply)
         if record.is_over():
-            raise RequestError("the game is over: no more actions")
+            raise RequestError(_("the game is over: no more actions"))
         position = record.position
         if not Seat(stored.seats[position.to_act]).human:
-            raise RequestError(f"it is the AI's turn ({position.player}): wait for its action")
+            raise RequestError(
+                _("it is the AI's turn ({player}): wait for its action").format(
+                    player=position.game.player_name(position.to_act)
+                )
+            )
         if not isinstance(text, str) or not text.strip():
             raise RequestError(
-                f"no action given: expected an action string such as "
-                f"{position.legal_action_strings()[0]!r}"
+                _("no action given: expected an action string such as {example!r}").format(
+                    example=position.legal_action_strings()[0]
+                )
             )
         action = position.parse_action(text.strip())  # refuses what is not legal here
         return await self._store_action(stored, record, action)
@@ -148,7 +159,7 @@ class GameService:
         else:
             start = record.turn_start(lambda player: Seat(stored.seats[player]).human)
             if start is None:
-                raise RequestError("nothing to undo: no person has played yet")
+                raise RequestError(_("nothing to undo: no person has played yet"))
             length = start
         await run_in_threadpool(self.store.truncate, game_id, len(record), length)
         return await self._changed(game_id)
@@ -158,10 +169,10 @@ class GameService:
         stored, record = await self.load(game_id)
         check_ply(record, ply)
         if record.is_over():
-            raise RequestError("the game is already over")
+            raise RequestError(_("the game is already over"))
         humans = [p for p in (0, 1) if Seat(stored.seats[p]).human]
         if not humans:
-            raise RequestError("only a person can resign, and both seats are agents")
+            raise RequestError(_("only a person can resign, and both seats are agents"))
         to_act = record.position.to_act
         player = to_act if to_act in humans else humans[0]
         record.resign(player)
@@ -173,7 +184,7 @@ class GameService:
         stored, record = await self.load(game_id)
         check_ply(record, ply)
         if record.is_over():
-            raise RequestError("the game is over: there is nothing to hint")
+            raise RequestError(_("the game is over: there is nothing to hint"))
         answer = await self._think(stored, HINT_AGENT)
         position = record.position
         action = position.parse_action(answer["action"])
@@ -218,7 +229,7 @@ class GameService:
                 if record.is_over() or Seat(stored.seats[record.position.to_act]).human:
                     return
                 thought = True
-                await self._broadcast(self.describe(stored, record))
+                await self._broadcast(stored, record)
                 answer = await self._think(stored, stored.seats[record.position.to_act])
                 self.trouble.pop(game_id, None)
                 try:
@@ -228,21 +239,20 @@ class GameService:
                     continue  # overtaken by an undo or a resignation: look again
         except Exception as error:  # the page says so, the log has the details
             log.exception("the agent of game %s could not play", game_id)
-            self.trouble[game_id] = (time.monotonic(), f"the AI could not play: {error}")
+            self.trouble[game_id] = (time.monotonic(), str(error))
             thought = True
         finally:
             self.thinking.discard(game_id)
             if thought:
                 with contextlib.suppress(Exception):
-                    await self._broadcast(await self.state(game_id))
+                    await self._broadcast(*await self.load(game_id))
 
     async def _changed(self, game_id: str) -> dict[str, Any]:
         stored, record = await self.load(game_id)
         if not record.is_over() and not Seat(stored.seats[record.position.to_act]).human:
             self.wake(game_id)
-        state = self.describe(stored, record)
-        await self._broadcast(state)
-        return state
+        await self._broadcast(stored, record)
+        return self.describe(stored, record)
 
     # ------------------------------------------------------------------ reviews
     async def review(self, game_id: str) -> dict[str, Any]:
@@ -276,24 +286,31 @@ class GameService:
 
     # ------------------------------------------------------------------ watchers
     def watch(self, game_id: str, listener: Listener) -> None:
-        self.watchers.setdefault(game_id, set()).add(listener)
+        """Send ``listener`` each new state of the game, in the current language."""
+        self.watchers.setdefault(game_id, {})[listener] = language()
 
     def unwatch(self, game_id: str, listener: Listener) -> None:
-        self.watchers.get(game_id, set()).discard(listener)
+        self.watchers.get(game_id, {}).pop(listener, None)
 
-    async def _broadcast(self, state: dict[str, Any]) -> None:
-        for listener in list(self.watchers.get(state["id"], ())):
+    async def _broadcast(self, stored: StoredGame, record: GameRecord) -> None:
+        """The game's new state to every page watching it, described once for each
+        language they read."""
+        states: dict[str, dict[str, Any]] = {}
+        for listener, lang in list(self.watchers.get(stored.id, {}).items()):
+            if lang not in states:
+                with use_language(lang):
+                    states[lang] = self.describe(stored, record)
             try:
-                await listener(state)
+                await listener(states[lang])
             except Exception:  # a closed page: forget it
-                self.unwatch(state["id"], listener)
+                self.unwatch(stored.id, listener)
 
 
 def record_of(stored: StoredGame) -> GameRecord:
     """The record of a stored game, its players named as the page names them."""
     game = boardlab.new_game(stored.game, **stored.options)
-    headers = {
-        name.capitalize(): Seat(spec).label(name)
+    headers = {  # data: the record's header names and seats stay in English
+        name.capitalize(): name.capitalize() if spec == HUMAN else f"AI ({spec})"
         for name, spec in zip(game.players, stored.seats, strict=True)
     }
     return thinking.rebuild(
@@ -310,12 +327,16 @@ def check_ply(record: GameRecord, ply: Any) -> None:
     """Refuse an answer to another action number than the current one."""
     if isinstance(ply, bool) or not isinstance(ply, int):
         raise RequestError(
-            f"bad ply {ply!r}: expected the number of actions the page has seen (now {len(record)})"
+            _(
+                "bad ply {ply!r}: expected the number of actions the page has seen (now {now})"
+            ).format(ply=ply, now=len(record))
         )
     if ply != len(record):
         raise StaleError(
-            f"the game has moved on: this answers action {ply + 1}, but the game holds "
-            f"{len(record)} action{'s' * (len(record) != 1)}; reload to see it"
+            _(
+                "the game has moved on: this answers action {number}, but the game holds "
+                "{actions}; reload to see it"
+            ).format(number=ply + 1, actions=counted(len(record), "{n} action", "{n} actions"))
         )
 
 
@@ -360,8 +381,13 @@ def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict
         "players": list(game.players),
         "colours": list(game.colours),
         "seats": [
-            {"spec": seat.spec, "human": seat.human, "label": seat.label(name)}
-            for seat, name in zip(seats, game.players, strict=True)
+            {
+                "spec": seat.spec,
+                "human": seat.human,
+                "name": game.player_name(k),
+                "label": seat.label(game.player_name(k)),
+            }
+            for k, seat in enumerate(seats)
         ],
         "tallies": [[str(t) for t in side] for side in board.tallies],
         "to_act": to_act,
@@ -379,7 +405,7 @@ def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict
         "outcome": None
         if outcome is None
         else {
-            "sentence": outcome.sentence(game.reason_words),
+            "sentence": sentence(record),
             "winner": outcome.winner,
             "reason": outcome.reason,
         },
@@ -390,8 +416,18 @@ def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict
     }
 
 
-def position_title(record: GameRecord) -> str:
+def sentence(record: GameRecord) -> str:
+    """How the game ended, in words."""
+    game = record.game
     outcome = record.outcome()
-    if outcome is not None:
-        return outcome.sentence(record.game.reason_words)
-    return f"turn {record.position.turns + 1}, {record.position.player} to act"
+    assert outcome is not None
+    return outcome.sentence(game.reason_words, [game.player_name(0), game.player_name(1)])
+
+
+def position_title(record: GameRecord) -> str:
+    if record.outcome() is not None:
+        return sentence(record)
+    position = record.position
+    return _("turn {turn}, {player} to act").format(
+        turn=position.turns + 1, player=position.game.player_name(position.to_act)
+    )

@@ -2,6 +2,8 @@
 // legal actions (the places a person clicks for each), kept live over a WebSocket.
 // Every action goes to the server, which checks it, stores it and only then answers.
 
+import { _, number } from "./i18n.js";
+
 const root = document.getElementById("play");
 const gameId = root.dataset.id;
 let state = JSON.parse(document.getElementById("state").textContent);
@@ -13,7 +15,8 @@ let animating = Promise.resolve();
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-const cap = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+// A player as the page shows it (the players' ids are data; their names are words).
+const nameOf = (player) => state.seats[player].name;
 
 // ------------------------------------------------------------------ talking to the server
 async function send(path, body) {
@@ -25,15 +28,16 @@ async function send(path, body) {
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify(body),
     });
-    const data = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
+    const answered = _("the server answered {status}", { status: response.status });
+    const data = await response.json().catch(() => ({ error: answered }));
     if (!response.ok) {
-      say(data.error || `the server answered ${response.status}`, "error");
+      say(data.error || answered, "error");
       if (response.status === 409) await reload();
       return null;
     }
     return data;
   } catch (error) {
-    say("The server cannot be reached; your game is stored, try again in a moment.", "error");
+    say(_("The server cannot be reached; your game is stored, try again in a moment."), "error");
     return null;
   } finally {
     busy = false;
@@ -137,25 +141,25 @@ function renderStatus() {
     status.classList.add("over");
     return;
   }
-  const player = state.players[state.to_act];
+  const player = nameOf(state.to_act);
   const seat = state.seats[state.to_act];
   status.style.setProperty("--who", state.colours[state.to_act]);
   status.classList.add("turn");
   if (!seat.human && state.trouble) {
-    status.textContent = `${cap(player)}: ${state.trouble}. Reload the page to try again.`;
+    status.textContent = _("{player}: {trouble}. Reload the page to try again.", { player, trouble: state.trouble });
     status.classList.add("trouble");
     return;
   }
   if (!seat.human) {
     status.innerHTML = "";
-    status.append(dot(state.colours[state.to_act]), `${cap(player)}, the AI (${seat.spec}), is thinking`);
+    status.append(dot(state.colours[state.to_act]), _("{player}, the AI ({level}), is thinking", { player, level: seat.spec }));
     const dots = document.createElement("span");
     dots.className = "thinking";
     dots.textContent = "…";
     status.append(dots);
     return;
   }
-  const whose = state.seats.every((s) => s.human) ? cap(player) : `Your turn, ${cap(player)}`;
+  const whose = state.seats.every((s) => s.human) ? player : _("Your turn, {player}", { player });
   status.innerHTML = "";
   // What is due stands out: a several-action turn says which part comes now and how
   // far it reaches (a follow-up of 3 rows, a bonus move).
@@ -177,15 +181,15 @@ function dot(colour) {
 function renderPlayers() {
   const box = $("players");
   box.innerHTML = "";
-  state.players.forEach((name, k) => {
+  state.seats.forEach((seatOf, k) => {
     const row = document.createElement("div");
     row.className = "player" + (state.to_act === k ? " to-act" : "");
     row.style.setProperty("--who", state.colours[k]);
     const title = document.createElement("div");
     title.className = "name";
-    title.append(dot(state.colours[k]), cap(name), " ");
+    title.append(dot(state.colours[k]), seatOf.name, " ");
     const seat = document.createElement("small");
-    seat.textContent = state.seats[k].human ? "person" : state.seats[k].label;
+    seat.textContent = seatOf.human ? _("person") : seatOf.label;
     title.append(seat);
     const tallies = document.createElement("div");
     tallies.className = "tallies";
@@ -244,13 +248,17 @@ function renderHint() {
   box.textContent = "";
   if (!hint) return;
   if (hint.waiting) {
-    box.textContent = "The AI is looking for a hint…";
+    box.textContent = _("The AI is looking for a hint…");
     return;
   }
   const chance = Math.round(50 * ((hint.value ?? 0) + 1));
-  box.textContent = `Hint: ${hint.action} (evaluation ${(hint.value ?? 0).toFixed(2)} for ${cap(
-    hint.player,
-  )}, about ${chance}% expected; line ${hint.line.join(" ")})`;
+  box.textContent = _("Hint: {action} (evaluation {value} for {player}, about {chance}% expected; line {line})", {
+    action: hint.action,
+    value: number(hint.value ?? 0, 2),
+    player: nameOf(state.players.indexOf(hint.player)),
+    chance,
+    line: hint.line.join(" "),
+  });
 }
 
 // ------------------------------------------------------------------ clicks
@@ -334,13 +342,23 @@ function click(name) {
 function whyNot(name) {
   // Why a click is not the start or the next step of a legal action, in words.
   const firsts = [...new Set(state.legal.filter((a) => a.places.length).map((a) => a.places[0]))];
-  const player = cap(state.players[state.to_act]);
+  const player = nameOf(state.to_act);
   if (selected.length) {
-    const targets = candidates(selected).map((a) => a.places[selected.length]).filter(Boolean);
-    return `${name} is not a legal step from ${selected.join(" → ")}: ${player} can go to ${[...new Set(targets)].join(", ")}.`;
+    const targets = [...new Set(candidates(selected).map((a) => a.places[selected.length]).filter(Boolean))];
+    return _("{place} is not a legal step from {path}: {player} can go to {targets}.", {
+      place: name,
+      path: selected.join(" → "),
+      player,
+      targets: targets.join(", "),
+    });
   }
-  if (!firsts.length) return `No place to click now: ${state.due}. Use the buttons.`;
-  return `${name} cannot be played now (${state.due}). ${player} can start from ${firsts.join(", ")}.`;
+  if (!firsts.length) return _("No place to click now: {due}. Use the buttons.", { due: state.due });
+  return _("{place} cannot be played now ({due}). {player} can start from {places}.", {
+    place: name,
+    due: state.due,
+    player,
+    places: firsts.join(", "),
+  });
 }
 
 $("board").addEventListener("click", (event) => {
@@ -364,19 +382,19 @@ $("typed").addEventListener("submit", (event) => {
   event.preventDefault();
   const field = $("typed-action");
   const text = field.value.trim();
-  if (!text) return say("Type an action, such as " + (state.legal[0]?.action ?? "…"), "error");
+  if (!text) return say(_("Type an action, such as {example}", { example: state.legal[0]?.action ?? "…" }), "error");
   field.value = "";
   play(text);
 });
 $("undo").onclick = async () => {
   const data = await send("undo", { ply: state.ply });
   if (data) {
-    say("Taken back.");
+    say(_("Taken back."));
     await show(data);
   }
 };
 $("resign").onclick = async () => {
-  if (!confirm("Resign this game?")) return;
+  if (!confirm(_("Resign this game?"))) return;
   const data = await send("resign", { ply: state.ply });
   if (data) await show(data);
 };

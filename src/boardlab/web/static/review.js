@@ -2,13 +2,16 @@
 // each action shows the best action, the values and the marks, and a graph of the
 // evaluation over the game.
 
+import { _, number } from "./i18n.js";
+
 const root = document.getElementById("review");
 const gameId = root.dataset.id;
 const state = JSON.parse(document.getElementById("state").textContent);
 const boards = JSON.parse(document.getElementById("boards").textContent);
 const $ = (id) => document.getElementById(id);
-const cap = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+const nameOf = (player) => state.seats[player].name;
 const SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const MARK = { inaccuracy: _("inaccuracy"), mistake: _("mistake"), blunder: _("blunder") };
 let ply = boards.length - 1;
 let review = null; // items by ply, once ready
 
@@ -26,12 +29,13 @@ function go(to) {
 function render() {
   const board = boards[ply];
   $("board").innerHTML = board.svg;
-  $("where").textContent = ply === 0 ? "start" : `after action ${ply} of ${boards.length - 1}`;
+  $("where").textContent =
+    ply === 0 ? _("start") : _("after action {ply} of {length}", { ply, length: boards.length - 1 });
   const status = $("status");
   if (board.to_act === null) {
-    status.textContent = state.outcome ? state.outcome.sentence : "The game is over.";
+    status.textContent = state.outcome ? state.outcome.sentence : _("The game is over.");
   } else {
-    status.textContent = `${cap(state.players[board.to_act])}: ${board.due}`;
+    status.textContent = `${nameOf(board.to_act)}: ${board.due}`;
   }
   const notes = $("notes");
   notes.innerHTML = "";
@@ -53,15 +57,27 @@ function render() {
 
 function shown(value, exact) {
   if (value === null || value === undefined) return "?";
-  return exact ? (value > 0 ? `+${value}` : `${value}`) : (value >= 0 ? "+" : "") + value.toFixed(2);
+  return (value > 0 || (!exact && value === 0) ? "+" : "") + number(value, exact ? 0 : 2);
 }
 
 function verdict(item) {
-  const who = cap(state.players[item.player]);
-  const mark = item.mark ? ` ${SYMBOL[item.mark]} ${item.mark}` : "";
-  const unit = item.exact ? " (exact)" : "";
-  if (item.best === item.played) return `${who} played ${item.played}, the AI's choice too (${shown(item.best_value, item.exact)}${unit}).`;
-  return `${who} played ${item.played} (${shown(item.played_value, item.exact)}); best was ${item.best} (${shown(item.best_value, item.exact)})${unit}.${mark}`;
+  const values = {
+    player: nameOf(item.player),
+    played: item.played,
+    best: item.best,
+    played_value: shown(item.played_value, item.exact),
+    best_value: shown(item.best_value, item.exact),
+  };
+  const mark = item.mark ? ` ${SYMBOL[item.mark]} ${MARK[item.mark]}` : "";
+  if (item.best === item.played) {
+    return item.exact
+      ? _("{player} played {played}, the AI's choice too ({best_value}, exact).", values)
+      : _("{player} played {played}, the AI's choice too ({best_value}).", values);
+  }
+  const text = item.exact
+    ? _("{player} played {played} ({played_value}); best was {best} ({best_value}, exact).", values)
+    : _("{player} played {played} ({played_value}); best was {best} ({best_value}).", values);
+  return text + mark;
 }
 
 function renderMoves() {
@@ -104,12 +120,12 @@ function renderGraph() {
   const marks = review
     .map((item, k) =>
       item.mark
-        ? `<circle cx="${xs(k + 1)}" cy="${points[k + 1][1]}" r="4" fill="${colour[item.mark]}"><title>${item.played}: ${item.mark}</title></circle>`
+        ? `<circle cx="${xs(k + 1)}" cy="${points[k + 1][1]}" r="4" fill="${colour[item.mark]}"><title>${item.played}: ${MARK[item.mark]}</title></circle>`
         : "",
     )
     .join("");
   const area = `${xs(0)},${height / 2} ${line} ${xs(review.length)},${height / 2}`;
-  box.innerHTML = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="evaluation graph">
+  box.innerHTML = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${_("evaluation graph")}">
     <rect x="0" y="0" width="${width}" height="${height / 2}" fill="${state.colours[0]}" fill-opacity="0.08"/>
     <rect x="0" y="${height / 2}" width="${width}" height="${height / 2}" fill="${state.colours[1]}" fill-opacity="0.08"/>
     <line x1="0" x2="${width}" y1="${height / 2}" y2="${height / 2}" stroke="#999" stroke-dasharray="4 3"/>
@@ -127,25 +143,31 @@ function renderGraph() {
 
 function renderSummary(data) {
   const box = $("summary");
-  const rows = state.players.map((name, k) => {
+  const rows = state.seats.map((seat, k) => {
     const mine = data.items.filter((item) => item.player === k);
     const count = (mark) => mine.filter((item) => item.mark === mark).length;
     const loss = mine.length ? mine.reduce((sum, item) => sum + item.loss, 0) / mine.length : 0;
-    return `<tr><td>${cap(name)}</td><td>${count("inaccuracy")}</td><td>${count("mistake")}</td><td>${count("blunder")}</td><td>${loss.toFixed(3)}</td></tr>`;
+    const cells = [count("inaccuracy"), count("mistake"), count("blunder"), number(loss, 3)];
+    return `<tr><td>${seat.name}</td>${cells.map((cell) => `<td>${cell}</td>`).join("")}</tr>`;
   });
-  box.innerHTML = `<table class="summary-table"><thead><tr><th></th><th title="inaccuracies">?!</th><th title="mistakes">?</th><th title="blunders">??</th><th>mean loss</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const heads = [
+    ["?!", _("inaccuracies")],
+    ["?", _("mistakes")],
+    ["??", _("blunders")],
+  ].map(([symbol, words]) => `<th title="${words}">${symbol}</th>`);
+  box.innerHTML = `<table class="summary-table"><thead><tr><th></th>${heads.join("")}<th>${_("mean loss")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
 async function poll() {
   if (!actions.length) {
-    $("review-status").textContent = "No actions to review yet.";
+    $("review-status").textContent = _("No actions to review yet.");
     return;
   }
   try {
     const response = await fetch(`/api/games/${gameId}/review`, { headers: { Accept: "application/json" } });
     const data = await response.json();
     if (!response.ok) {
-      $("review-status").textContent = data.error || "The review failed.";
+      $("review-status").textContent = data.error || _("The review failed.");
       return;
     }
     if (data.status !== "ready") {
@@ -153,7 +175,10 @@ async function poll() {
       return;
     }
     review = data.items;
-    $("review-status").textContent = `Reviewed by the AI (${data.agent}): marks show inaccuracies (?!), mistakes (?) and blunders (??).`;
+    $("review-status").textContent = _(
+      "Reviewed by the AI ({agent}): marks show inaccuracies (?!), mistakes (?) and blunders (??).",
+      { agent: data.agent },
+    );
     renderSummary(data);
     render();
   } catch (error) {
