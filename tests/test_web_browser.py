@@ -336,3 +336,51 @@ def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) ->
     played = wait_for(page, server, game_id, lambda s: s["ply"] == state["ply"] + 1)
     assert played["moves"][0]["actions"] == [f"{first}-{target}"]
     assert f"{first}-{target}" in [a["action"] for a in state["legal"]]
+
+
+def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: LiveServer) -> None:
+    """A browser that prefers German gets the game in German (status, narration, an
+    illegal click's reason); the language link switches mid-game without losing a move,
+    and the choice is remembered."""
+    from boardlab.core.i18n import _, use_language
+
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="de-DE")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_default_timeout(30000)
+    try:
+        game_id = start(page, server, "galatjang", "easy")
+        assert page.get_attribute("html", "lang") == "de"
+        with use_language("de"):
+            your_turn = _("Your turn, {player}").format(player="Süd")
+            not_now = _("{place} cannot be played now ({due}). {player} can start from {places}.")
+        state = settled(page, server, game_id)
+        assert your_turn in page.inner_text("#status")
+        page.click('#board [data-place="n1"]')
+        assert not_now.split("{due}")[0].format(place="n1") in page.inner_text("#message")
+        click_action(page, state["legal"][0])
+        wait_for(page, server, game_id, lambda s: s["ply"] >= 1)
+        state = settled(page, server, game_id)
+        notes = page.inner_text("#notes")
+        assert "Bohne" in notes, notes
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "galatjang-de.png"))
+        moves = page.inner_text("#moves")
+        page.click('nav.languages a[hreflang="en"]')
+        page.wait_for_function("document.documentElement.lang === 'en'")
+        settled(page, server, game_id)
+        assert page.inner_text("#moves") == moves
+        assert "Your turn, South" in page.inner_text("#status") or state["outcome"] is not None
+        final = play_by_clicking(page, server, game_id, random.Random(5))
+        assert final["outcome"] is not None
+        english = page.inner_text("#status")
+        page.goto(f"{server.url}/play/{game_id}")
+        assert page.get_attribute("html", "lang") == "en", "the choice is remembered"
+        page.click('nav.languages a[hreflang="de"]')
+        page.wait_for_function("document.documentElement.lang === 'de'")
+        page.wait_for_selector("#status.over")
+        assert page.inner_text("#status") != english
+    finally:
+        context.close()
+    assert errors == [], errors

@@ -6,6 +6,7 @@ import errno
 import socket
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import _
 
 
 def serve(host: str, port: int, db: str | None, workers: int) -> int:
@@ -18,8 +19,12 @@ def serve(host: str, port: int, db: str | None, workers: int) -> int:
     url = db or default_url()
     app = create_app(url, workers)
     shown = f"[{host}]" if ":" in host else host
-    print(f"boardlab: playing at http://{shown}:{listener.getsockname()[1]}/", flush=True)
-    print(f"  games are kept in {safe_url(url)}; Ctrl-C stops the server", flush=True)
+    address = f"http://{shown}:{listener.getsockname()[1]}/"
+    print(_("boardlab: playing at {address}").format(address=address), flush=True)
+    print(
+        _("  games are kept in {url}; Ctrl-C stops the server").format(url=safe_url(url)),
+        flush=True,
+    )
     config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 16)
     uvicorn.Server(config).run(sockets=[listener])
     return 0
@@ -37,9 +42,16 @@ def bind(host: str, port: int) -> socket.socket:
         listener.close()
         if error.errno == errno.EADDRINUSE:
             raise BoardlabError(
-                f"port {port} on {host} is in use: stop what uses it or choose another with --port"
+                _(
+                    "port {port} on {host} is in use: stop what uses it or choose another "
+                    "with --port"
+                ).format(port=port, host=host)
             ) from None
-        raise BoardlabError(f"cannot listen on {host!r} port {port}: {error.strerror}") from None
+        raise BoardlabError(
+            _("cannot listen on {host!r} port {port}: {why}").format(
+                host=host, port=port, why=error.strerror
+            )
+        ) from None
     listener.listen(128)
     listener.set_inheritable(True)
     return listener

@@ -22,11 +22,11 @@ from starlette.concurrency import run_in_threadpool
 import boardlab
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
-from boardlab.core.i18n import _, counted, language, use_language
+from boardlab.core.i18n import _, language, use_language
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web import thinking
-from boardlab.web.store import StaleError, Store, StoredGame
+from boardlab.web.store import StaleError, Store, StoredGame, stale_message
 
 log = logging.getLogger("boardlab.web")
 
@@ -332,12 +332,7 @@ def check_ply(record: GameRecord, ply: Any) -> None:
             ).format(ply=ply, now=len(record))
         )
     if ply != len(record):
-        raise StaleError(
-            _(
-                "the game has moved on: this answers action {number}, but the game holds "
-                "{actions}; reload to see it"
-            ).format(number=ply + 1, actions=counted(len(record), "{n} action", "{n} actions"))
-        )
+        raise StaleError(stale_message(len(record), ply))
 
 
 def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import _, counted
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -191,7 +192,7 @@ class Store:
         with self.session() as session:
             row = session.get(GameRow, game_id)
             if row is None:
-                raise NotFound(f"no game {game_id!r} here")
+                raise NotFound(_("no game {game!r} here").format(game=game_id))
             actions = session.scalars(
                 select(ActionRow.action).where(ActionRow.game_id == game_id).order_by(ActionRow.ply)
             ).all()
@@ -204,14 +205,14 @@ class Store:
             with self.session() as session:
                 row = self._row(session, game_id)
                 if row.length != ply or row.resigned is not None:
-                    raise StaleError(_stale(row.length, ply))
+                    raise StaleError(stale_message(row.length, ply))
                 session.add(ActionRow(game_id=game_id, ply=ply, action=action))
                 row.length = ply + 1
                 row.result = result
                 row.updated = now()
                 row.revision += 1
         except IntegrityError:
-            raise StaleError(_stale(ply + 1, ply)) from None
+            raise StaleError(stale_message(ply + 1, ply)) from None
 
     def truncate(self, game_id: str, ply: int, length: int) -> None:
         """Keep the first ``length`` actions (an undo, also of a resignation), when the
@@ -219,7 +220,7 @@ class Store:
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply:
-                raise StaleError(_stale(row.length, ply))
+                raise StaleError(stale_message(row.length, ply))
             session.execute(
                 delete(ActionRow).where(ActionRow.game_id == game_id, ActionRow.ply >= length)
             )
@@ -230,7 +231,7 @@ class Store:
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply or row.resigned is not None:
-                raise StaleError(_stale(row.length, ply))
+                raise StaleError(stale_message(row.length, ply))
             row.resigned, row.result, row.updated = player, result, now()
             row.revision += 1
 
@@ -266,7 +267,7 @@ class Store:
     def _row(session: Session, game_id: str) -> GameRow:
         row = session.get(GameRow, game_id, with_for_update=True)
         if row is None:
-            raise NotFound(f"no game {game_id!r} here")
+            raise NotFound(_("no game {game!r} here").format(game=game_id))
         return row
 
 
@@ -287,11 +288,12 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
     )
 
 
-def _stale(length: int, ply: int) -> str:
-    return (
-        f"the game has moved on: this answers action {ply + 1}, but the game holds "
-        f"{length} action{'s' * (length != 1)}; reload to see it"
-    )
+def stale_message(length: int, ply: int) -> str:
+    """Why an answer to action ``ply`` comes too late for a game of ``length`` actions."""
+    return _(
+        "the game has moved on: this answers action {number}, but the game holds "
+        "{actions}; reload to see it"
+    ).format(number=ply + 1, actions=counted(length, "{n} action", "{n} actions"))
 
 
 def open_engine(url: str) -> Engine:
