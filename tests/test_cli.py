@@ -161,6 +161,18 @@ def test_bad_input_gives_one_line_and_a_nonzero_exit(
     assert len(err.splitlines()) == 1 and message in err, err
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["--lang", "xx", "games"], ["games", "--lang", "xx"], ["--lang=xx", "show", "jinli"]],
+)
+def test_an_unknown_language_gives_one_line_naming_the_languages(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 2 and out == ""
+    assert err == "boardlab: unknown language 'xx': expected one of en, de\n"
+
+
 def test_installed_command_never_shows_a_traceback() -> None:
     command = [sys.executable, "-m", "boardlab", "show", "galatjang", "-p", "1,2/3 0/0 s 1 0"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60)

@@ -197,7 +197,7 @@ def test_impossible_position_string_is_refused(game_id, options, text):
     ],
 )
 def test_jinli_position_without_two_koi_each_is_impossible(text):
-    # RULES.md section 1: "Each has 2 koi"; no rule adds or removes a koi
+    # the Jin Li card: "Each has 2 koi"; no rule adds or removes a koi
     with pytest.raises(boardlab.InvalidNotationError) as excinfo:
         boardlab.new_game("jinli").from_position_string(text)
     assert repr(text) in message(excinfo)
@@ -211,7 +211,7 @@ def test_jinli_position_without_two_koi_each_is_impossible(text):
     ],
 )
 def test_linja_position_without_twelve_pieces_each_is_impossible(text):
-    # RULES.md section 2: 6 + 6 x 1 pieces each at the start; no rule removes a piece
+    # the Linja card: 6 + 6 x 1 pieces each at the start; no rule removes a piece
     with pytest.raises(boardlab.InvalidNotationError) as excinfo:
         boardlab.new_game("linja").from_position_string(text)
     assert repr(text) in message(excinfo)

@@ -1,7 +1,7 @@
-"""Rule-clause tests for Galatjang: RULES.md section 3 and the parts of section 0 it uses.
+"""Rule-clause tests for Galatjang: the Galatjang card and the parts of section 0 it uses.
 
-Every expected value was worked out by hand from RULES.md (and the rulings the engine is
-told to follow where RULES.md is open), never copied from the engine. The sowing ring is
+Every expected value was worked out by hand from the rules (and the rulings the engine is
+told to follow where the rules are open), never copied from the engine. The sowing ring is
 s1..s6, South's store, n1..n6, North's store, s1; the pit opposite s_i is n_(7-i). Comments
 trace the seeds where a sowing is not obvious.
 """

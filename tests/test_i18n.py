@@ -18,11 +18,11 @@ import pytest
 import boardlab
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import (
-    _,
     counted,
     from_environment,
     language,
     negotiate,
+    pgettext,
     set_language,
     supported,
     use_language,
@@ -106,7 +106,7 @@ def test_each_context_keeps_its_own_language() -> None:
     async def speak(lang: str) -> str:
         with use_language(lang):
             await asyncio.sleep(0.01)
-            return _("draw")
+            return pgettext("result", "draw")
 
     async def both() -> list[str]:
         return list(await asyncio.gather(speak("de"), speak("en"), speak("de")))
@@ -142,9 +142,7 @@ def test_narration_and_boards_are_german_and_notation_is_not(game_id: str) -> No
                 german = [str(note) for note in game.narrate(position.state, action)]
                 board_de = game.board_model(position.state)
                 render_de = game.render(position.state)
-                assert position.action_string(action) == game.format_action(
-                    position.state, action
-                )
+                assert position.action_string(action) == game.format_action(position.state, action)
             assert len(german) == len(english)
             for en, de in zip(english, german, strict=True):
                 assert en != de, f"{game_id}: {en!r} reads the same in German"
@@ -225,13 +223,13 @@ def test_lang_flag_overrides_the_environment() -> None:
 
 
 def test_errors_on_the_command_line_are_german_and_one_line() -> None:
-    answer = boardlab_command("replay", "galatjang", "-", lang_env="de_DE.UTF-8", stdin="s9\n")
+    answer = boardlab_command("replay", "galatjang", lang_env="de_DE.UTF-8", stdin="s9\n")
     assert answer.returncode != 0
     lines = answer.stderr.strip().splitlines()
     assert len(lines) == 1, answer.stderr
     assert "s9" in lines[0]
     assert "Traceback" not in answer.stderr
-    english = boardlab_command("replay", "galatjang", "-", stdin="s9\n")
+    english = boardlab_command("replay", "galatjang", stdin="s9\n")
     assert english.stderr != answer.stderr
 
 
@@ -306,9 +304,7 @@ def test_errors_of_the_api_follow_the_language(http: Any) -> None:
     game_id = new_game(http, "galatjang")
     body = {"action": "s9", "ply": 0}
     english = http.post(f"/api/games/{game_id}/play", json=body)
-    german = http.post(
-        f"/api/games/{game_id}/play", json=body, headers={"Accept-Language": "de"}
-    )
+    german = http.post(f"/api/games/{game_id}/play", json=body, headers={"Accept-Language": "de"})
     assert english.status_code == german.status_code == 400
     assert "s9" in german.json()["error"]
     assert german.json()["error"] != english.json()["error"]
@@ -356,7 +352,24 @@ def test_numbers_and_dates_are_written_as_the_language_writes_them() -> None:
 def test_set_language_holds_for_the_rest_of_the_context() -> None:
     async def run() -> tuple[str, str]:
         set_language("de")
-        return language(), _("draw")
+        return language(), pgettext("result", "draw")
 
     assert asyncio.run(run()) == ("de", "Unentschieden")
     assert language() == "en"
+
+
+def test_the_page_scripts_get_each_of_their_messages_in_german() -> None:
+    """The messages play.js and review.js ask for reach the page translated (the raw
+    arguments of a call with values are read as one message, not a plural)."""
+    pytest.importorskip("babel")
+    import json
+
+    from boardlab.web.language import script_catalogue
+
+    german = json.loads(script_catalogue("de"))
+    english = json.loads(script_catalogue("en"))
+    assert len(german) >= 25
+    assert set(german) == set(english)
+    same = [key for key, value in german.items() if value == english[key]]
+    assert not same, same
+    assert all(value == key for key, value in english.items() if isinstance(value, str))

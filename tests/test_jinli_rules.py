@@ -1,7 +1,7 @@
-"""Rule-clause tests for Jin Li: RULES.md section 1 and the parts of section 0 it uses.
+"""Rule-clause tests for Jin Li: the Jin Li card and the parts of section 0 it uses.
 
-Every expected value was worked out by hand from RULES.md (and the rulings the engine is
-told to follow where RULES.md is open), never copied from the engine. Boards are written in
+Every expected value was worked out by hand from the rules (and the rulings the engine is
+told to follow where the rules are open), never copied from the engine. Boards are written in
 the position-string notation: ranks 7 down to 1 separated by ``/``, files a-g inside a rank,
 ``R``/``Y`` koi, ``o`` a stone, a digit a run of empty squares.
 """

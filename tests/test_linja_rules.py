@@ -1,7 +1,7 @@
-"""Rule-clause tests for Linja: RULES.md section 2 and the parts of section 0 it uses.
+"""Rule-clause tests for Linja: the Linja card and the parts of section 0 it uses.
 
-Every expected value was worked out by hand from RULES.md (and the rulings the engine is
-told to follow where RULES.md is open), never copied from the engine. A position string
+Every expected value was worked out by hand from the rules (and the rulings the engine is
+told to follow where the rules are open), never copied from the engine. A position string
 lists the black and the red counts of rows 0..7; Black moves up towards row 7, Red down
 towards row 0. Row totals (both colours) are noted in comments where capacity matters.
 """

@@ -1,4 +1,4 @@
-"""The engine against a second, deliberately simple implementation of RULES.md
+"""The engine against a second, deliberately simple implementation of the game cards
 (``tests/reference``, string in, string out, written separately from the engine).
 
 On every position of many random games under random option sets, both must agree on the

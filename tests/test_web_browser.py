@@ -367,8 +367,9 @@ def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: Liv
         if SHOTS:
             page.screenshot(path=str(Path(SHOTS) / "galatjang-de.png"))
         moves = page.inner_text("#moves")
-        page.click('nav.languages a[hreflang="en"]')
-        page.wait_for_function("document.documentElement.lang === 'en'")
+        with page.expect_navigation():
+            page.click('nav.languages a[hreflang="en"]')
+        page.wait_for_selector('html[lang="en"]', state="attached")
         settled(page, server, game_id)
         assert page.inner_text("#moves") == moves
         assert "Your turn, South" in page.inner_text("#status") or state["outcome"] is not None
@@ -377,8 +378,9 @@ def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: Liv
         english = page.inner_text("#status")
         page.goto(f"{server.url}/play/{game_id}")
         assert page.get_attribute("html", "lang") == "en", "the choice is remembered"
-        page.click('nav.languages a[hreflang="de"]')
-        page.wait_for_function("document.documentElement.lang === 'de'")
+        with page.expect_navigation():
+            page.click('nav.languages a[hreflang="de"]')
+        page.wait_for_selector('html[lang="de"]', state="attached")
         page.wait_for_selector("#status.over")
         assert page.inner_text("#status") != english
     finally:

@@ -3,6 +3,12 @@
 Every error about what the user typed becomes one line on standard error and a non-zero
 exit status (2 for bad input, 1 for an illegal or malformed action in ``replay``); no
 traceback reaches the user.
+
+It speaks the language ``--lang`` names (before or after the command), else the
+environment's (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``): its output, its help
+texts and argparse's own words ("usage:", "the following arguments are required").
+Notation, agent specs, record headers and the ``key=value`` lines of ``replay`` are data
+and stay as they are.
 """
 
 from __future__ import annotations
@@ -13,15 +19,26 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from boardlab.ai import LEVEL_NAMES
-from boardlab.core.board import plural
 from boardlab.core.errors import BoardlabError, UnknownGameError
 from boardlab.core.files import games_dir, write_atomic
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import (
+    LANGUAGES,
+    N_,
+    SOURCE,
+    _,
+    check_language,
+    language,
+    ngettext,
+    noun,
+    pgettext,
+    use_language,
+)
 from boardlab.core.perft import divide
 from boardlab.core.record import GameRecord, RecordError, read_record_text, split_records
 from boardlab.core.registry import game_class, game_ids, new_game
@@ -31,10 +48,12 @@ from boardlab.fast import perft_counter
 if TYPE_CHECKING:
     from boardlab.arena.backends import Backend
 
-#: How an agent is named, with every level, for the help texts.
-AGENT_HELP = (
-    f"a level ({', '.join(LEVEL_NAMES)}) or an agent spec such as mcts:time=2 or alphabeta:depth=6"
-)
+
+def agent_help() -> str:
+    """How an agent is named, with every level, for the help texts."""
+    return _("a level ({levels}) or an agent spec such as mcts:time=2 or alphabeta:depth=6").format(
+        levels=", ".join(LEVEL_NAMES)
+    )
 
 
 def within(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
@@ -47,9 +66,12 @@ def within(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str
         except ValueError:
             value = None
         if value is None or not low <= value <= high:
+            if kind is int:
+                message = _("bad value {text!r}: expected an integer from {low} to {high}")
+            else:
+                message = _("bad value {text!r}: expected a number from {low} to {high}")
             raise argparse.ArgumentTypeError(
-                f"bad value {text!r}: expected {'an integer' if kind is int else 'a number'} "
-                f"from {shown(low)} to {shown(high)}"
+                message.format(text=text, low=shown(low), high=shown(high))
             )
         return value
 
@@ -78,7 +100,9 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+        raise UsageError(
+            _("{prog}: {message} (see {prog} --help)").format(prog=self.prog, message=message)
+        )
 
 
 class _CommandParser(_Parser):
@@ -101,19 +125,26 @@ class _CommandParser(_Parser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser, its help texts in the current language (build it after setting it)."""
     names = [game_class(game_id).name for game_id in game_ids()]
     parser = _Parser(
         prog="boardlab",
-        description=f"Reference engines, AI and tools for {', '.join(names)}.",
-        epilog=f"games: {', '.join(game_ids())}",
+        description=_("Reference engines, AI and tools for {games}.").format(
+            games=", ".join(names)
+        ),
+        epilog=_("games: {games}").format(games=", ".join(game_ids())),
     )
+    lang_flag(parser, None)
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser
     )
+    agents = agent_help()
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("game", metavar="GAME", help=f"one of {', '.join(game_ids())}")
+        sub.add_argument(
+            "game", metavar="GAME", help=_("one of {games}").format(games=", ".join(game_ids()))
+        )
         return sub
 
     def option_flag(sub: argparse.ArgumentParser) -> None:
@@ -123,126 +154,148 @@ def build_parser() -> argparse.ArgumentParser:
             action="append",
             default=[],
             metavar="KEY=VALUE",
-            help="set a game option (repeatable); see `boardlab rules GAME`",
+            help=_("set a game option (repeatable); see `boardlab rules GAME`"),
         )
 
     def parallel(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
-            "--jobs", "-j", type=within(int, 1, 256), metavar="J", help="processes (default: cores)"
+            "--jobs",
+            "-j",
+            type=within(int, 1, 256),
+            metavar="J",
+            help=_("processes (default: cores)"),
         )
         sub.add_argument(
             "--backend",
             default="local",
             metavar="NAME",
-            help="where the games run: local (processes on this machine, the default) or ray",
+            help=_("where the games run: local (processes on this machine, the default) or ray"),
         )
         sub.add_argument(
             "--address",
             metavar="ADDR",
-            help="with --backend ray: the cluster to join (host:port, or auto for the one "
-            "this machine belongs to); without it a local Ray is started",
+            help=_(
+                "with --backend ray: the cluster to join (host:port, or auto for the one "
+                "this machine belongs to); without it a local Ray is started"
+            ),
         )
 
     def with_options(sub: argparse.ArgumentParser) -> None:
         option_flag(sub)
-        sub.add_argument("--position", "-p", metavar="POS", help="start from this position string")
+        sub.add_argument(
+            "--position", "-p", metavar="POS", help=_("start from this position string")
+        )
 
-    commands.add_parser("games", help="list the games", description="List the games.")
-    play = command("play", "play a game in the terminal: people, agents, or both")
-    play.epilog = (
+    commands.add_parser("games", help=_("list the games"), description=_("List the games."))
+    play = command("play", _("play a game in the terminal: people, agents, or both"))
+    play.epilog = _(
         "With no seat named you play the first player against the level medium; with one "
-        f"seat named the other is you (or medium, if you named a human). WHO is human or "
-        f"{AGENT_HELP}."
-    )
+        "seat named the other is you (or medium, if you named a human). WHO is human or "
+        "{agents}."
+    ).format(agents=agents)
     option_flag(play)
     for name in seat_names():
         play.add_argument(
-            f"--{name}", metavar="WHO", help=f"who plays {name}: human, a level or an agent spec"
+            f"--{name}",
+            metavar="WHO",
+            help=_("who plays {player}: human, a level or an agent spec").format(player=name),
         )
-    play.add_argument("--seed", type=SEED, help="seed for the agents (reproducible games)")
-    play.add_argument("--load", metavar="FILE", help="continue a saved game record")
-    play.add_argument("--save", metavar="FILE", help="keep the record in FILE after every move")
+    play.add_argument("--seed", type=SEED, help=_("seed for the agents (reproducible games)"))
+    play.add_argument("--load", metavar="FILE", help=_("continue a saved game record"))
+    play.add_argument("--save", metavar="FILE", help=_("keep the record in FILE after every move"))
     play.add_argument(
         "--delay",
         type=within(float, 0, 60),
         metavar="SECONDS",
-        help="pause after each agent turn (default 1 when agents play each other)",
+        help=_("pause after each agent turn (default 1 when agents play each other)"),
     )
     play.add_argument(
         "--hint",
         metavar="AGENT",
         default="hard",
-        help=f"the agent that answers `hint`: {AGENT_HELP} (default: hard)",
+        help=_("the agent that answers `hint`: {agents} (default: hard)").format(agents=agents),
     )
-    rules = command("rules", "the rules in brief and every option with its default")
+    rules = command("rules", _("the rules in brief and every option with its default"))
     option_flag(rules)
-    show = command("show", "draw the board of a position")
+    show = command("show", _("draw the board of a position"))
     with_options(show)
-    count = command("perft", "count the action sequences of a given length")
+    count = command("perft", _("count the action sequences of a given length"))
     with_options(count)
     count.add_argument("--depth", "-d", type=within(int, 0, 40), required=True, metavar="N")
-    count.add_argument("--divide", action="store_true", help="first one line per legal action")
+    count.add_argument("--divide", action="store_true", help=_("first one line per legal action"))
     count.add_argument(
         "--engine",
         choices=("auto", "python", "compiled"),
         default="auto",
-        help="count with the Python rules or the compiled kernel (auto: compiled for deep "
-        "counts when numba is installed and the game has a kernel)",
+        help=_(
+            "count with the Python rules or the compiled kernel (auto: compiled for deep "
+            "counts when numba is installed and the game has a kernel)"
+        ),
     )
-    match = command("match", "play agents against each other and measure the difference")
-    match.add_argument("agent_a", metavar="AGENT_A", help=AGENT_HELP)
-    match.add_argument("agent_b", metavar="AGENT_B", help=AGENT_HELP)
+    match = command("match", _("play agents against each other and measure the difference"))
+    match.add_argument("agent_a", metavar="AGENT_A", help=agents)
+    match.add_argument("agent_b", metavar="AGENT_B", help=agents)
     match.add_argument(
         "--games",
         "-n",
         type=within(int, 1, 10**7),
         metavar="N",
-        help="games to play (default 100; with --sprt, the most to play: default 20000)",
+        help=_("games to play (default 100; with --sprt, the most to play: default 20000)"),
     )
     option_flag(match)
     parallel(match)
     match.add_argument("--seed", type=SEED, default=0, metavar="S")
-    match.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
+    match.add_argument("--records", metavar="FILE", help=_("write every game's record to FILE"))
     match.add_argument(
         "--sprt",
         metavar="TEST",
-        help="stop when a sequential test over game pairs decides, like "
-        "elo0=0,elo1=10,alpha=0.05,beta=0.05 (logistic Elo of AGENT_A over AGENT_B)",
+        help=_(
+            "stop when a sequential test over game pairs decides, like "
+            "elo0=0,elo1=10,alpha=0.05,beta=0.05 (logistic Elo of AGENT_A over AGENT_B)"
+        ),
     )
-    tournament = command("tournament", "every agent against every other, with ratings")
-    tournament.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_HELP)
+    tournament = command("tournament", _("every agent against every other, with ratings"))
+    tournament.add_argument("agents", nargs="+", metavar="AGENT", help=agents)
     option_flag(tournament)
     tournament.add_argument(
-        "--gauntlet", action="store_true", help="the first agent against each of the others only"
+        "--gauntlet",
+        action="store_true",
+        help=_("the first agent against each of the others only"),
     )
     tournament.add_argument(
         "--pairs",
         type=within(int, 1, 10**6),
         default=10,
         metavar="N",
-        help="game pairs (seats swapped, same opening) per meeting (default 10)",
+        help=_("game pairs (seats swapped, same opening) per meeting (default 10)"),
     )
     tournament.add_argument(
         "--openings",
         type=within(int, 0, 200),
         default=0,
         metavar="N",
-        help="start each pair from N random actions (default 0: from the start)",
+        help=_("start each pair from N random actions (default 0: from the start)"),
     )
     tournament.add_argument(
-        "--openings-file", metavar="FILE", help="start the pairs from these position strings"
+        "--openings-file",
+        metavar="FILE",
+        help=_("start the pairs from these position strings"),
     )
     parallel(tournament)
     tournament.add_argument("--seed", type=SEED, default=0, metavar="S")
     tournament.add_argument(
         "--results",
         metavar="FILE",
-        help="where each game is added as it ends; the same command and file resume a "
-        "stopped tournament (default: a file named after the settings in the games folder)",
+        help=_(
+            "where each game is added as it ends; the same command and file resume a "
+            "stopped tournament (default: a file named after the settings in the games folder)"
+        ),
     )
-    tournament.add_argument("--records", metavar="FILE", help="write every game's record to FILE")
-    study = command("study", "compare the game's rule variants by self-play")
-    study.epilog = (
+    tournament.add_argument(
+        "--records", metavar="FILE", help=_("write every game's record to FILE")
+    )
+    study = command("study", _("compare the game's rule variants by self-play"))
+    study.epilog = _(
         "With no --vary the study compares every combination of the options that change "
         "how the game plays and have few values (see `boardlab rules GAME`); numbers are "
         "named, like --vary pits=3..6. Games are cached in OUT/games.jsonl: the same "
@@ -253,66 +306,77 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME[=VALUES]",
-        help="an option to vary (repeatable): NAME for every value, NAME=A,B or NAME=LOW..HIGH",
+        help=_("an option to vary (repeatable): NAME for every value, NAME=A,B or NAME=LOW..HIGH"),
     )
     option_flag(study)
-    study.add_argument("--agent", default="medium", metavar="SPEC", help=f"who plays: {AGENT_HELP}")
+    study.add_argument(
+        "--agent",
+        default="medium",
+        metavar="SPEC",
+        help=_("who plays: {agents}").format(agents=agents),
+    )
     study.add_argument(
         "--games",
         "-n",
         type=within(int, 1, 10**6),
         default=100,
         metavar="N",
-        help="self-play games per variant (default 100)",
+        help=_("self-play games per variant (default 100)"),
     )
     study.add_argument("--seed", type=SEED, default=0, metavar="S")
     study.add_argument(
-        "--out", metavar="DIR", help="the folder for the report and the cache (default: study-GAME)"
+        "--out",
+        metavar="DIR",
+        help=_("the folder for the report and the cache (default: study-GAME)"),
     )
     parallel(study)
-    engine = command("engine", "be an engine speaking UGI on standard input and output")
+    engine = command("engine", _("be an engine speaking UGI on standard input and output"))
     option_flag(engine)
     engine.add_argument(
         "--agent",
         default="medium",
         metavar="SPEC",
-        help=f"{AGENT_HELP} (default: medium); also setoption name agent value SPEC",
+        help=_("{agents} (default: medium); also setoption name agent value SPEC").format(
+            agents=agents
+        ),
     )
-    analyze = command("analyze", "the value of every legal action and the best line")
+    analyze = command("analyze", _("the value of every legal action and the best line"))
     with_options(analyze)
     analyze.add_argument(
         "--agent",
         default="alphabeta:time=3",
         metavar="SPEC",
-        help=f"{AGENT_HELP} (default: alphabeta:time=3)",
+        help=_("{agents} (default: alphabeta:time=3)").format(agents=agents),
     )
     analyze.add_argument("--seed", type=SEED, default=0, metavar="S")
-    solve = command("solve", "solve exactly and keep the table (games that declare a solver)")
-    solve.epilog = (
+    solve = command("solve", _("solve exactly and keep the table (games that declare a solver)"))
+    solve.epilog = _(
         "Tables go to $BOARDLAB_TABLES, or the user data directory, unless --out names a "
         "file; an existing table is read, not built again, unless --rebuild."
     )
     option_flag(solve)
-    solve.add_argument("--out", metavar="PATH", help="the table file")
+    solve.add_argument("--out", metavar="PATH", help=_("the table file"))
     solve.add_argument(
         "--max-seeds",
         type=within(int, 0, 40),
         metavar="K",
-        help="endgame tables: the most seeds in the pits of a solved position",
+        help=_("endgame tables: the most seeds in the pits of a solved position"),
     )
-    solve.add_argument("--rebuild", action="store_true", help="build even if the table exists")
-    solve.add_argument("--verify", action="store_true", help="check the table's checksum")
+    solve.add_argument("--rebuild", action="store_true", help=_("build even if the table exists"))
+    solve.add_argument("--verify", action="store_true", help=_("check the table's checksum"))
     solve.add_argument(
         "--start",
         action="store_true",
-        help="also solve the start above the endgame table and write a certificate",
+        help=_("also solve the start above the endgame table and write a certificate"),
     )
-    solve.add_argument("--certificate", metavar="FILE", help="where --start writes it")
+    solve.add_argument("--certificate", metavar="FILE", help=_("where --start writes it"))
     solve.add_argument(
-        "--check", metavar="FILE", help="check a certificate (with the table its leaves need)"
+        "--check",
+        metavar="FILE",
+        help=_("check a certificate (with the table its leaves need)"),
     )
-    replay = command("replay", "play a record or a list of actions; print the final position")
-    replay.epilog = (
+    replay = command("replay", _("play a record or a list of actions; print the final position"))
+    replay.epilog = _(
         "GAME may be left out before a file of records that name their game in a Game tag, "
         "as `boardlab match --records` writes them: boardlab replay games.txt"
     )
@@ -321,41 +385,78 @@ def build_parser() -> argparse.ArgumentParser:
         "file",
         nargs="?",
         metavar="FILE",
-        help="a record or a list of action strings (default: standard input)",
+        help=_("a record or a list of action strings (default: standard input)"),
     )
     review = commands.add_parser(
         "review",
-        help="review a saved game: the AI's best action and the value lost at each action",
-        description="Review a saved game (a record in text or JSON that names its game): "
-        "for each action the best action, its value, the value of the action played, and "
-        "marks for inaccuracies (?!), mistakes (?) and blunders (??). Exact values where "
-        "a solver reaches the position.",
+        help=_("review a saved game: the AI's best action and the value lost at each action"),
+        description=_(
+            "Review a saved game (a record in text or JSON that names its game): "
+            "for each action the best action, its value, the value of the action played, and "
+            "marks for inaccuracies (?!), mistakes (?) and blunders (??). Exact values where "
+            "a solver reaches the position."
+        ),
     )
-    review.add_argument("file", metavar="FILE", help="a record, or - for standard input")
-    review.add_argument("--agent", default="hard", metavar="SPEC", help=f"who judges: {AGENT_HELP}")
+    review.add_argument("file", metavar="FILE", help=_("a record, or - for standard input"))
     review.add_argument(
-        "--game", choices=game_ids(), help="the game, for a record without a Game tag"
+        "--agent",
+        default="hard",
+        metavar="SPEC",
+        help=_("who judges: {agents}").format(agents=agents),
     )
-    review.add_argument("--output", "-o", metavar="OUT", help="write the annotated record")
-    review.add_argument("--json", action="store_true", help="print the review as JSON")
+    review.add_argument(
+        "--game", choices=game_ids(), help=_("the game, for a record without a Game tag")
+    )
+    review.add_argument("--output", "-o", metavar="OUT", help=_("write the annotated record"))
+    review.add_argument("--json", action="store_true", help=_("print the review as JSON"))
     serve = commands.add_parser(
         "serve",
-        help="play in the browser: start the web app",
-        description="Start the web app: play against the AI or a friend, review games, "
-        "read the rules. Games are stored in the database (SQLite in your data directory "
-        "unless --db or $BOARDLAB_DB names another).",
+        help=_("play in the browser: start the web app"),
+        description=_(
+            "Start the web app: play against the AI or a friend, review games, "
+            "read the rules. Games are stored in the database (SQLite in your data directory "
+            "unless --db or $BOARDLAB_DB names another)."
+        ),
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=within(int, 0, 65535), default=8000, help="port")
-    serve.add_argument("--db", metavar="URL", help="an SQLAlchemy database URL")
+    serve.add_argument("--host", default="127.0.0.1", help=_("address to listen on"))
+    serve.add_argument(
+        "--port", type=within(int, 0, 65535), default=8000, help=pgettext("network", "port")
+    )
+    serve.add_argument("--db", metavar="URL", help=_("an SQLAlchemy database URL"))
     serve.add_argument(
         "--workers",
         type=within(int, 1, 64),
         default=2,
         metavar="N",
-        help="processes in which the AI searches (default 2)",
+        help=_("processes in which the AI searches (default 2)"),
     )
+    for sub in commands.choices.values():  # --lang after the command too
+        lang_flag(sub, argparse.SUPPRESS)
     return parser
+
+
+def lang_flag(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """``--lang LANG``. ``main`` reads it before the parser is built (so that the help
+    texts are in that language); the parser shows it in the help and checks it."""
+    parser.add_argument(
+        "--lang",
+        type=language_code,
+        choices=tuple(LANGUAGES),
+        default=default,
+        metavar="LANG",
+        help=_(
+            "the language of the messages: {languages} (default: the environment's, from "
+            "LANGUAGE, LC_ALL, LC_MESSAGES or LANG)"
+        ).format(languages=", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())),
+    )
+
+
+def language_code(text: str) -> str:
+    """An argparse type: ``text`` as a language code (``de_DE.UTF-8`` reads as ``de``)."""
+    try:
+        return check_language(text)
+    except BoardlabError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _game(args: argparse.Namespace) -> Game[Any]:
@@ -367,30 +468,36 @@ def _position(game: Game[Any], args: argparse.Namespace) -> Position[Any]:
     if args.position is None:
         return game.initial()
     if not args.position.strip():
-        raise BoardlabError("empty --position: give a position string, or leave it out")
+        raise BoardlabError(_("empty --position: give a position string, or leave it out"))
     return game.from_position_string(args.position)
 
 
 def run_games(args: argparse.Namespace) -> int:
     for game_id in game_ids():
         cls = game_class(game_id)
-        print(f"{game_id:<10} {cls.name}: {cls.summary}")
+        print(f"{game_id:<10} {cls.name}: {_(cls.summary)}")
     return 0
 
 
 def run_rules(args: argparse.Namespace) -> int:
     game = _game(args)
     cls = type(game)
-    print(f"{cls.name} ({cls.id}), players {' and '.join(cls.players)}")
+    print(
+        _("{game} ({id}), players {first} and {second}").format(
+            game=cls.name, id=cls.id, first=_named(game, 0), second=_named(game, 1)
+        )
+    )
     print()
     print(game.rules_in_brief())
     print()
-    print("Options (--option KEY=VALUE):")
+    print(_("Options (--option KEY=VALUE):"))
     width = max(len(o.name) for o in cls.schema)
     for option in cls.schema:
-        default = option.format(option.default)
-        print(f"  {option.name:<{width}}  default {default:<9} {option.allowed()}")
-        print(f"  {'':<{width}}  {option.description}")
+        default = _("default {value:<9} {allowed}").format(
+            value=option.format(option.default), allowed=option.allowed()
+        )
+        print(f"  {option.name:<{width}}  {default}")
+        print(f"  {'':<{width}}  {_(option.description)}")
     return 0
 
 
@@ -399,7 +506,7 @@ def run_show(args: argparse.Namespace) -> int:
     print(position.board())
     print(position.position_string())
     if not position.is_over():
-        print("legal: " + " ".join(position.legal_action_strings()))
+        print(_("legal: {actions}").format(actions=" ".join(position.legal_action_strings())))
     return 0
 
 
@@ -426,8 +533,10 @@ def _replay_source(args: argparse.Namespace) -> tuple[Game[Any] | None, str | No
             raise
     if args.option or args.position:
         raise BoardlabError(
-            "--option and --position need the game: boardlab replay GAME FILE "
-            f"(GAME is one of {', '.join(game_ids())})"
+            _(
+                "--option and --position need the game: boardlab replay GAME FILE "
+                "(GAME is one of {games})"
+            ).format(games=", ".join(game_ids()))
         )
     return None, args.game
 
@@ -449,8 +558,14 @@ def run_replay(args: argparse.Namespace) -> int:
         except RecordError as error:
             if error.index is None:
                 raise
-            where = f"record {number}, " if len(texts) > 1 else ""
-            say(f"boardlab replay: {where}{error}")
+            if len(texts) > 1:
+                say(
+                    _("boardlab replay: record {number}, {error}").format(
+                        number=number, error=error
+                    )
+                )
+            else:
+                say(f"boardlab replay: {error}")
             return 1
         print(record.position.position_string())
         outcome = record.outcome()
@@ -513,7 +628,8 @@ def run_match(args: argparse.Namespace) -> int:
         accept_h0, accept_h1 = test.bounds()
         return f"LLR {test.llr(pair_counts(results)):+.2f} ({accept_h0:+.2f}, {accept_h1:+.2f})"
 
-    with _progress_bar(f"{args.agent_a} vs {args.agent_b}", "games") as update:
+    label = _("{first} vs {second}").format(first=args.agent_a, second=args.agent_b)
+    with _progress_bar(label, pgettext("unit", "games")) as update:
 
         def decided(results: list[Any]) -> bool:
             """Show the progress; whether the test has decided."""
@@ -536,29 +652,56 @@ def run_match(args: argparse.Namespace) -> int:
     elo, elo_low, elo_high = score.elo()
     options = " ".join(game.option_assignments())
     print(
-        f"{game.id}{' (' + options + ')' if options else ''}: {args.agent_a} vs "
-        f"{args.agent_b}, {score.games} games, seats alternating, seed {args.seed}"
+        _("{game}: {first} vs {second}, {games} games, seats alternating, seed {seed}").format(
+            game=f"{game.id} ({options})" if options else game.id,
+            first=args.agent_a,
+            second=args.agent_b,
+            games=score.games,
+            seed=args.seed,
+        )
     )
-    print(f"{args.agent_a}: {score.wins} wins, {score.draws} draws, {score.losses} losses")
-    print(f"score {score.mean:.3f} (95% CI {low:.3f} to {high:.3f})")
-    print(f"Elo difference {elo:+.0f} (95% CI {elo_low:+.0f} to {elo_high:+.0f})")
-    print(f"first player scored {result.first_player_score():.3f}")
+    print(
+        _("{agent}: {wins} wins, {draws} draws, {losses} losses").format(
+            agent=args.agent_a, wins=score.wins, draws=score.draws, losses=score.losses
+        )
+    )
+    print(
+        _("score {mean:.3f} (95% CI {low:.3f} to {high:.3f})").format(
+            mean=score.mean, low=low, high=high
+        )
+    )
+    print(
+        _("Elo difference {elo:+.0f} (95% CI {low:+.0f} to {high:+.0f})").format(
+            elo=elo, low=elo_low, high=elo_high
+        )
+    )
+    print(_("first player scored {score:.3f}").format(score=result.first_player_score()))
     a_time, b_time = result.seconds_per_choice()
-    print(f"time per action: {args.agent_a} {a_time:.3f} s, {args.agent_b} {b_time:.3f} s")
+    print(
+        _("time per action: {first} {first_time:.3f} s, {second} {second_time:.3f} s").format(
+            first=args.agent_a, first_time=a_time, second=args.agent_b, second_time=b_time
+        )
+    )
     if test is not None:
         counts = pair_counts(result.games)
         verdict = test.verdict(counts)
-        said = {
-            "H1": f"H1 accepted (elo1={test.elo1:g})",
-            "H0": f"H0 accepted (elo0={test.elo0:g})",
-        }
+        if verdict == "H1":
+            said = _("H1 accepted (elo1={elo:g})").format(elo=test.elo1)
+        elif verdict == "H0":
+            said = _("H0 accepted (elo0={elo:g})").format(elo=test.elo0)
+        else:
+            said = _("no verdict")
         print(
-            f"SPRT: {said.get(verdict or '', 'no verdict')}, {live(list(result.games))} "
-            f"after {sum(counts)} pairs; pentanomial {' '.join(map(str, counts))}"
+            _("SPRT: {verdict}, {llr} after {pairs} pairs; pentanomial {counts}").format(
+                verdict=said,
+                llr=live(list(result.games)),
+                pairs=sum(counts),
+                counts=" ".join(map(str, counts)),
+            )
         )
     if args.records:
         path = write_atomic(args.records, "\n".join(g.record for g in result.games))
-        print(f"records: {path}")
+        print(_("records: {path}").format(path=path))
     return 0
 
 
@@ -569,31 +712,82 @@ def run_analyze(args: argparse.Namespace) -> int:
     if position.is_over():
         outcome = position.outcome()
         assert outcome is not None
-        print(f"the game is over: {outcome.summary()}")
+        print(_("the game is over: {outcome}").format(outcome=outcome.summary()))
         return 0
     if _exact_analysis(position):
         return 0
     note = _no_exact_values(position)
     if note:
-        print(f"no exact values: {note}")
+        print(_("no exact values: {note}").format(note=note))
     agent = make_agent(args.agent, args.seed, position.game)
     agent.check(position.game)  # the perfect player: its solver and table, as play asks
     analyze = getattr(agent, "analyze", agent.choose)
     choice = analyze(position)
-    print(f"{position.position_string()}  ({position.player} to act)")
-    iterations = f"{choice.iterations} iterations, " if choice.iterations else ""
+    print(_to_act(position))
+    if choice.iterations:
+        searched = _(
+            "{agent}: depth {depth}, {iterations} iterations, {nodes} nodes, {seconds:.2f} s"
+        )
+    else:
+        searched = _("{agent}: depth {depth}, {nodes} nodes, {seconds:.2f} s")
     print(
-        f"{args.agent}: depth {choice.depth}, {iterations}{choice.nodes} nodes, "
-        f"{choice.seconds:.2f} s"
+        searched.format(
+            agent=args.agent,
+            depth=choice.depth,
+            iterations=choice.iterations,
+            nodes=choice.nodes,
+            seconds=choice.seconds,
+        )
     )
     rows = sorted(choice.action_values, key=lambda row: (-row[1], -row[2]))
-    print(f"  {'action':<8} {'value':>7} {'visits':>7}")
+    print(f"  {_column('action'):<8} {_column('value'):>7} {_column('visits'):>7}")
     for action, value, visits in rows:
         shown = str(visits) if visits else ""
         print(f"  {position.action_string(action):<8} {value:>+7.3f} {shown:>7}")
     line = position.line_strings((choice.action, *choice.pv[1:]))
-    print(f"best: {line[0]}, line: {' '.join(line)}")
+    print(_("best: {action}, line: {line}").format(action=line[0], line=" ".join(line)))
     return 0
+
+
+def _named(game: Game[Any], player: int) -> str:
+    """A player in the running text of research output: in English the name the records
+    write (``south to act``, as it always read), in another language the translated name
+    (``Süd``)."""
+    return game.players[player] if language() == SOURCE else game.player_name(player)
+
+
+def _to_act(position: Position[Any]) -> str:
+    """``<position string>  (south to act)``."""
+    return _("{position}  ({player} to act)").format(
+        position=position.position_string(), player=_named(position.game, position.to_act)
+    )
+
+
+def _column(word: str) -> str:
+    """A column heading of a table in words, in the current language."""
+    headings = {
+        "action": pgettext("column", "action"),
+        "value": pgettext("column", "value"),
+        "visits": pgettext("column", "visits"),
+        "result": pgettext("column", "result"),
+        "ply": pgettext("column", "ply"),
+        "player": pgettext("column", "player"),
+        "played": pgettext("column", "played"),
+        "best": pgettext("column", "best"),
+        "rank": pgettext("column", "rank"),
+        "agent": pgettext("column", "agent"),
+        "score": pgettext("column", "score"),
+        "W-D-L": pgettext("column", "W-D-L"),
+        "variant": pgettext("column", "variant"),
+        "games": pgettext("column", "games"),
+        "first": pgettext("column", "first"),
+        "exact": pgettext("column", "exact"),
+        "draws": pgettext("column", "draws"),
+        "length": pgettext("column", "length"),
+        "leads": pgettext("column", "leads"),
+        "branch": pgettext("column", "branch"),
+    }
+    return headings[word]
 
 
 def _exact_analysis(position: Position[Any]) -> bool:
@@ -605,19 +799,33 @@ def _exact_analysis(position: Position[Any]) -> bool:
     if values is None:
         return False
     best = max(values.values())
-    unit = game.point_words[0 if abs(best) == 1 else 1]
-    verdict = "a draw" if best == 0 else f"{'wins' if best > 0 else 'loses'} by {abs(best)} {unit}"
-    print(f"{position.position_string()}  ({position.player} to act)")
-    print(f"exact: {position.player} {verdict} with perfect play (value {best:+d})")
-    print(f"  {'action':<8} {'value':>6}  result")
+    if best == 0:
+        verdict = _("exact: {player} a draw with perfect play (value {value:+d})")
+    elif best > 0:
+        verdict = _("exact: {player} wins by {n} {unit} with perfect play (value {value:+d})")
+    else:
+        verdict = _("exact: {player} loses by {n} {unit} with perfect play (value {value:+d})")
+    print(_to_act(position))
+    print(
+        verdict.format(
+            player=_named(game, position.to_act),
+            n=abs(best),
+            unit=ngettext(*game.point_words, abs(best)),
+            value=best,
+        )
+    )
+    print(f"  {_column('action'):<8} {_column('value'):>6}  {_column('result')}")
     for action, value in sorted(values.items(), key=lambda row: -row[1]):
-        result = "draw" if value == 0 else "win" if value > 0 else "loss"
+        if value == 0:
+            result = pgettext("result", "draw")
+        else:
+            result = pgettext("result", "win") if value > 0 else pgettext("result", "loss")
         print(f"  {position.action_string(action):<8} {value:>+6d}  {result}")
     line, current = [], position
     for action in best_line(game, position.state):
         line.append(current.action_string(action))
         current = current.play_unchecked(action)
-    print(f"best: {line[0]}, line: {' '.join(line)}")
+    print(_("best: {action}, line: {line}").format(action=line[0], line=" ".join(line)))
     return True
 
 
@@ -644,7 +852,7 @@ def run_play(args: argparse.Namespace) -> int:
     cls = game_class(args.game)
     if args.load:
         if args.option:
-            raise BoardlabError("--option cannot change a loaded game: its record sets them")
+            raise BoardlabError(_("--option cannot change a loaded game: its record sets them"))
         record = GameRecord.load(args.load, game=cls.id)
     else:
         record = GameRecord(_game(args))
@@ -682,7 +890,11 @@ def run_solve(args: argparse.Namespace) -> int:
     solver = solver_class(game)
     if solver is None:
         solved = [game_id for game_id in game_ids() if game_class(game_id).solver is not None]
-        raise BoardlabError(f"{game.name} has no solver: boardlab solves {', '.join(solved)}")
+        raise BoardlabError(
+            _("{game} has no solver: boardlab solves {games}").format(
+                game=game.name, games=", ".join(solved)
+            )
+        )
     if args.max_seeds is not None and not solver.sized:
         sized = [
             game_id
@@ -690,12 +902,16 @@ def run_solve(args: argparse.Namespace) -> int:
             if (found := solver_class(new_game(game_id))) is not None and found.sized
         ]
         raise BoardlabError(
-            f"--max-seeds is for endgame tables ({', '.join(sized)}): {game.name} is solved whole"
+            _("--max-seeds is for endgame tables ({games}): {game} is solved whole").format(
+                games=", ".join(sized), game=game.name
+            )
         )
     if (args.start or args.check or args.certificate) and not solver.proves_start:
         raise BoardlabError(
-            f"--start, --certificate and --check are for solvers above an endgame table: "
-            f"{game.name} is solved whole"
+            _(
+                "--start, --certificate and --check are for solvers above an endgame table: "
+                "{game} is solved whole"
+            ).format(game=game.name)
         )
     request = SolveRequest(
         Path(args.out) if args.out else None,
@@ -712,7 +928,7 @@ def run_solve(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from boardlab.review import SYMBOLS, annotate, review
+    from boardlab.review import SYMBOLS, annotate, mark_count, review
 
     if args.file == "-":
         text = read_record_text(getattr(sys.stdin, "buffer", sys.stdin), "standard input")
@@ -720,33 +936,40 @@ def run_review(args: argparse.Namespace) -> int:
         with open(args.file, "rb") as stream:
             text = read_record_text(stream, args.file)
     record = GameRecord.read(text, game=args.game)
-    with _progress_bar("reviewing", "actions") as progress:
+    with _progress_bar(_("reviewing"), pgettext("unit", "actions")) as progress:
         result = review(record, args.agent, progress)
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
     else:
-        print(f"  {'ply':>4} {'player':<8} {'played':<10} {'best':<10} {'value':>7} {'played':>7}")
+        game = record.game
+        played = _column("played")
+        wide = max(7, len(played))  # the value of the action played, under its heading
+        print(
+            f"  {_column('ply'):>4} {_column('player'):<8} {played:<10} {_column('best'):<10} "
+            f"{_column('value'):>7} {played:>{wide}}"
+        )
         for item in result.items:
             shown = "{:+.0f}" if item.exact else "{:+.2f}"
             mark = SYMBOLS.get(item.mark, "")
             print(
-                f"  {item.ply + 1:>4} {record.game.players[item.player]:<8} "
+                f"  {item.ply + 1:>4} {_named(game, item.player):<8} "
                 f"{item.played + mark:<10} {item.best:<10} {shown.format(item.best_value):>7} "
-                f"{shown.format(item.played_value):>7}"
+                f"{shown.format(item.played_value):>{wide}}"
             )
-        for k, name in enumerate(record.game.players):
-            counts = ", ".join(
-                plural(n, mark, "inaccuracies" if mark == "inaccuracy" else None)
-                for mark, n in result.counts(k).items()
+        for k in range(len(game.players)):
+            counts = ", ".join(mark_count(mark, n) for mark, n in result.counts(k).items())
+            print(
+                _("{player}: {counts}; average loss {loss:.3f}").format(
+                    player=_named(game, k), counts=counts, loss=result.average_loss(k)
+                )
             )
-            print(f"{name}: {counts}; average loss {result.average_loss(k):.3f}")
     if args.output:
         annotated = annotate(record, result)
         if args.output.endswith(".json"):
             write_atomic(args.output, annotated.to_json() + "\n")
         else:
             annotated.save(args.output)
-        print(f"annotated record written to {args.output}", file=sys.stderr)
+        print(_("annotated record written to {path}").format(path=args.output), file=sys.stderr)
     return 0
 
 
@@ -764,7 +987,9 @@ def run_tournament(args: argparse.Namespace) -> int:
     agents = tuple(args.agents)
     if len(agents) < 2 or len(set(agents)) != len(agents):
         raise BoardlabError(
-            f"a tournament needs two or more different agents, got {' '.join(agents)}"
+            _("a tournament needs two or more different agents, got {agents}").format(
+                agents=" ".join(agents)
+            )
         )
     options = dict(game.options)
     if args.openings_file:
@@ -782,11 +1007,12 @@ def run_tournament(args: argparse.Namespace) -> int:
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     total = len(plan.games())
-    print(f"results: {path}")
-    with _progress_bar(f"{game.name} tournament", "games") as update:
+    print(_("results: {path}").format(path=path))
+    label = _("{game} tournament").format(game=game.name)
+    with _progress_bar(label, pgettext("unit", "games")) as update:
 
         def show(entries: list[Any]) -> None:
-            rows, _ = standings(agents, entries)
+            rows = standings(agents, entries)[0]
             leader = ", ".join(f"{r.agent} {r.results.mean:.0%}" for r in rows[:3])
             update(len(entries), total, leader)
 
@@ -794,8 +1020,15 @@ def run_tournament(args: argparse.Namespace) -> int:
             entries = run(plan, path, progress=show, backend=backend)
     rows, fitted = standings(agents, entries)
     width = max(len(a) for a in agents)
-    print(f"{game.name}: {len(entries)} games, {args.pairs} pairs a meeting, seed {args.seed}")
-    print(f"{'rank':>4}  {'agent':<{width}}  {'Elo':>6}  {'95%':>5}  {'score':>6}  {'W-D-L':>11}")
+    print(
+        _("{game}: {games} games, {pairs} pairs a meeting, seed {seed}").format(
+            game=game.name, games=len(entries), pairs=args.pairs, seed=args.seed
+        )
+    )
+    print(
+        f"{_column('rank'):>4}  {_column('agent'):<{width}}  {'Elo':>6}  {'95%':>5}  "
+        f"{_column('score'):>6}  {_column('W-D-L'):>11}"
+    )
     for rank, row in enumerate(rows, 1):
         won = row.results
         print(
@@ -804,11 +1037,19 @@ def run_tournament(args: argparse.Namespace) -> int:
         )
     if fitted is not None:
         print(
-            f"first seat ({game.players[0]}) worth {fitted.advantage:+.0f} Elo "
-            f"(95% ± {fitted.advantage_margin:.0f}); draw term {fitted.draw_elo:.0f} Elo"
+            _(
+                "first seat ({player}) worth {advantage:+.0f} Elo (95% ± {margin:.0f}); "
+                "draw term {draw:.0f} Elo"
+            ).format(
+                player=_named(game, 0),
+                advantage=fitted.advantage,
+                margin=fitted.advantage_margin,
+                draw=fitted.draw_elo,
+            )
         )
     if args.records:
-        print(f"records: {write_atomic(args.records, chr(10).join(e.record for e in entries))}")
+        path = write_atomic(args.records, "\n".join(e.record for e in entries))
+        print(_("records: {path}").format(path=path))
     return 0
 
 
@@ -824,8 +1065,13 @@ def run_study(args: argparse.Namespace) -> int:
     study = Study(
         cls.id, games, args.agent, args.games, args.seed, folder / "games.jsonl", tuple(varied)
     )
-    print(f"{cls.name}: {len(games)} variants, {args.games} games each by {args.agent}")
-    with _progress_bar(f"{cls.name} study", "games") as update, _backend(args) as backend:
+    print(
+        _("{game}: {variants} variants, {games} games each by {agent}").format(
+            game=cls.name, variants=len(games), games=args.games, agent=args.agent
+        )
+    )
+    label = _("{game} study").format(game=cls.name)
+    with _progress_bar(label, pgettext("unit", "games")) as update, _backend(args) as backend:
         rows = study.run(backend, lambda done, total: update(done, total))
     _print_study(rows)
     fixed_words = [f"{k}={cls.schema.get(k).format(v)}" for k, v in fixed.items()]
@@ -846,26 +1092,31 @@ def run_study(args: argparse.Namespace) -> int:
         "command": " ".join(command),
     }
     for path in write_tables(rows, settings, folder):
-        print(f"table: {path}")
+        print(_("table: {path}").format(path=path))
     try:
-        print(f"report: {write_report(games[0], rows, settings, folder)}")
+        print(_("report: {path}").format(path=write_report(games[0], rows, settings, folder)))
     except MissingExtraError as missing:
-        print(f"no report.html: {missing}")
+        print(_("no report.html: {reason}").format(reason=missing))
     return 0
 
 
 def _print_study(rows: Sequence[Any]) -> None:
-    width = max(len(r.label) for r in rows)
-    print(f"{'variant':<{width}}  {'games':>5}  {'first':>6}  {'95%':>13}  {'exact':>5}  "
-          f"{'draws':>6}  {'length':>6}  {'leads':>5}  {'branch':>6}")  # fmt: skip
+    """The study's table; a column as wide as its heading in the current language needs."""
+    names = ("variant", "games", "first", "95%", "exact", "draws", "length", "leads", "branch")
+    least = (max(len(r.label) for r in rows), 5, 6, 13, 5, 6, 6, 5, 6)
+    headings = [name if name == "95%" else _column(name) for name in names]
+    w = [max(n, len(heading)) for n, heading in zip(least, headings, strict=True)]
+    w[0] = least[0]  # the labels' width, as it always was
+    print("  ".join(h.ljust(w[0]) if k == 0 else h.rjust(w[k]) for k, h in enumerate(headings)))
     for row in rows:
         data = row.row()
         exact = "" if row.exact is None else f"{row.exact:+d}"
+        interval = f"{data['first_score_low']:>6.3f}-{data['first_score_high']:<6.3f}"
         print(
-            f"{row.label:<{width}}  {row.games:>5}  {row.first_score:>6.3f}  "
-            f"{data['first_score_low']:>6.3f}-{data['first_score_high']:<6.3f}  {exact:>5}  "
-            f"{row.draw_rate:>6.1%}  {data['length_median']:>6g}  {row.lead_changes:>5.2f}  "
-            f"{row.branching:>6.1f}"
+            f"{row.label:<{w[0]}}  {row.games:>{w[1]}}  {row.first_score:>{w[2]}.3f}  "
+            f"{interval:>{w[3]}}  {exact:>{w[4]}}  {row.draw_rate:>{w[5]}.1%}  "
+            f"{data['length_median']:>{w[6]}g}  {row.lead_changes:>{w[7]}.2f}  "
+            f"{row.branching:>{w[8]}.1f}"
         )
 
 
@@ -907,27 +1158,87 @@ def say(message: str) -> None:
     print(shown, file=sys.stderr)
 
 
+#: argparse's own words that people read (Python 3.11 to 3.13), marked for the catalogue;
+#: ``argparse_in_our_words`` has argparse look them up there.
+ARGPARSE_WORDS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("%(heading)s:"),
+    N_("show this help message and exit"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("unknown parser %(parser_name)r (choices: %(choices)s)"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("ignored explicit argument %r"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    *noun("expected %s argument", "expected %s arguments"),
+)
+
+
+def argparse_in_our_words() -> None:
+    """Have argparse say its own words ("usage:", "the following arguments are
+    required: ...") in the current language. argparse looks them up with the ``_`` and
+    ``ngettext`` it imports from gettext at its top, which know only Python's catalogue
+    (none is installed); routed to boardlab's, which has them (``ARGPARSE_WORDS``) and
+    follows the current language. Done only when that is not English, so that an English
+    run leaves argparse untouched; once done, English runs still read English."""
+    vars(argparse).update(_=_, ngettext=ngettext)
+
+
+def language_asked(argv: Sequence[str]) -> str | None:
+    """The language ``--lang LANG`` or ``--lang=LANG`` names, anywhere before ``--`` (the
+    last one wins, as in argparse), checked: an unknown language is a one-line error
+    naming the languages there are. Read before the parser is built, so that its help
+    texts are in that language; None without the flag (then the environment's language
+    holds). A ``--lang`` without a value is left to argparse to refuse."""
+    asked = None
+    for k, word in enumerate(argv):
+        if word == "--":
+            break
+        if word.startswith("--lang="):
+            asked = word.partition("=")[2]
+        elif word == "--lang" and k + 1 < len(argv) and not argv[k + 1].startswith("-"):
+            asked = argv[k + 1]
+    return None if asked is None else check_language(asked)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    try:
-        args = build_parser().parse_args(argv)
-        return COMMANDS[args.command](args)
-    except UsageError as error:
-        say(str(error))
-        return 2
-    except BoardlabError as error:
-        say(f"boardlab: {error}")
-        return 2
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except OSError as error:
-        say(f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
-        return 2
-    except KeyboardInterrupt:
-        print("boardlab: interrupted", file=sys.stderr)
-        return 130
+    """Run the command line; returns the exit status. ``--lang`` (or else the
+    environment) sets the language for the whole run, the parser's help texts included."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    with ExitStack() as speaking:
+        try:
+            asked = language_asked(words)
+            if asked is not None:
+                speaking.enter_context(use_language(asked))
+            if language() != SOURCE:
+                argparse_in_our_words()
+            args = build_parser().parse_args(words)
+            if getattr(args, "lang", None) not in (None, asked):  # an abbreviation: --lan de
+                speaking.enter_context(use_language(args.lang))
+            return COMMANDS[args.command](args)
+        except UsageError as error:
+            say(str(error))
+            return 2
+        except BoardlabError as error:
+            say(f"boardlab: {error}")
+            return 2
+        except BrokenPipeError:
+            # The reader went away (``| head``): stop quietly.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        except OSError as error:
+            say(f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
+            return 2
+        except KeyboardInterrupt:
+            print(_("boardlab: interrupted"), file=sys.stderr)
+            return 130
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from importlib.util import find_spec
 from types import ModuleType
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import N_, _
 
 #: The modules each extra installs, as imported (numba brings llvmlite with it).
 EXTRAS: dict[str, tuple[str, ...]] = {
@@ -44,7 +45,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
     "rl": ("pettingzoo", "gymnasium"),
     "study": ("matplotlib",),
-    "web": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart"),
+    "web": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart", "babel"),
 }
 #: The extra that installs a module (its top-level name).
 EXTRA_OF: dict[str, str] = {
@@ -52,28 +53,35 @@ EXTRA_OF: dict[str, str] = {
     "llvmlite": "fast",
     "open_spiel": "openspiel",
 }
-#: How a message names what an extra brings.
+#: How a message names what an extra brings (words marked with ``N_``, shown with ``_``).
 NAMES: dict[str, str] = {
     "fast": "numba",
     "openspiel": "OpenSpiel",
     "play": "Rich",
     "ray": "Ray",
-    "rl": "PettingZoo and Gymnasium",
+    "rl": N_("PettingZoo and Gymnasium"),
     "study": "matplotlib",
-    "web": "the web app's libraries (FastAPI, SQLAlchemy, ...)",
+    "web": N_("the web app's libraries (FastAPI, SQLAlchemy, ...)"),
 }
 
 
 class MissingExtraError(BoardlabError, ImportError):
     """Something needs an optional dependency that is not installed; the message says
-    what needs it and the ``pip install`` command of the extra that brings it."""
+    what needs it and the ``pip install`` command of the extra that brings it.
+    ``needed_by`` and ``what`` are shown as they are given: a caller passes them in the
+    current language (``_("the solvers")``), each able to stand as a sentence's subject
+    or object (``boardlab play``, ``the solvers``)."""
 
     def __init__(self, needed_by: str, extra: str, what: str | None = None) -> None:
         self.needed_by = needed_by
         self.extra = extra
         self.what = what
-        needs = what or NAMES[extra]
-        super().__init__(f"{needed_by} needs {needs}: pip install 'boardlab[{extra}]'")
+        needs = what or _(NAMES[extra])
+        super().__init__(
+            _("{needed_by} needs {needs}: pip install 'boardlab[{extra}]'").format(
+                needed_by=needed_by, needs=needs, extra=extra
+            )
+        )
 
     def __reduce__(self) -> tuple[type[MissingExtraError], tuple[str, str, str | None]]:
         return type(self), (self.needed_by, self.extra, self.what)

@@ -52,7 +52,7 @@ def extract() -> Catalog:
     from babel.messages.extract import extract_from_dir
 
     template = Catalog(project="boardlab", domain=DOMAIN)
-    for path, line, message, comments, context in extract_from_dir(
+    for path, _line, message, comments, context in extract_from_dir(
         str(PACKAGE), METHODS, {}, KEYWORDS, strip_comment_tags=True
     ):
         template.add(
@@ -93,13 +93,25 @@ def update() -> None:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             catalogue = Catalog(locale=lang, domain=DOMAIN, project="boardlab")
+        template.creation_date = catalogue.creation_date  # no churn from the date alone
         catalogue.update(template, no_fuzzy_matching=True, update_header_comment=False)
         catalogue.obsolete.clear()
+        catalogue.project, catalogue.version = "boardlab", ""
+        catalogue.copyright_holder = catalogue.msgid_bugs_address = catalogue.last_translator = ""
+        catalogue.language_team = LANGUAGES[lang]
+        catalogue.header_comment = (
+            f"# {LANGUAGES[lang]} messages of boardlab; English is the source.\n"
+            "# python -m boardlab.messages update (make messages) merges new messages in."
+        )
         with path.open("wb") as handle:
             write_po(handle, catalogue, width=100, include_previous=False)
         with path.with_suffix(".mo").open("wb") as handle:
             write_mo(handle, catalogue)
-        done = sum(1 for m in catalogue if m.id and all(m.string if isinstance(m.string, tuple) else (m.string,)))
+        done = sum(
+            1
+            for m in catalogue
+            if m.id and all(m.string if isinstance(m.string, tuple) else (m.string,))
+        )
         print(f"{lang}: {done} of {len(catalogue)} messages translated")
 
 
@@ -119,8 +131,12 @@ def problems(lang: str) -> list[str]:
     for message in catalogue:
         if not message.id:
             continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        ids = [
+            str(part)
+            for part in (message.id if isinstance(message.id, tuple | list) else [message.id])
+        ]
+        given = message.string if isinstance(message.string, tuple | list) else [message.string]
+        strings = [str(part or "") for part in given]
         if not all(strings):
             found.append(f"untranslated: {ids[0]!r}")
             continue

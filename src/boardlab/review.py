@@ -21,14 +21,38 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import N_, _, counted, ngettext, noun
 from boardlab.core.record import GameRecord
 
-#: (least loss, mark) for agent values, the largest first.
+#: (least loss, mark) for agent values, the largest first. The marks are data (JSON, the
+#: web page's classes); people read them through ``mark_name`` and ``mark_count``.
 THRESHOLDS = ((0.3, "blunder"), (0.2, "mistake"), (0.1, "inaccuracy"))
 SYMBOLS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
-MARKS = tuple(mark for _, mark in reversed(THRESHOLDS))
+MARKS = tuple(mark for _least, mark in reversed(THRESHOLDS))
+#: Each mark in words.
+MARK_NAMES = {
+    "inaccuracy": N_("inaccuracy"),
+    "mistake": N_("mistake"),
+    "blunder": N_("blunder"),
+}
+#: Each mark counted, singular and plural.
+MARK_COUNTS = {
+    "inaccuracy": noun("{n} inaccuracy", "{n} inaccuracies"),
+    "mistake": noun("{n} mistake", "{n} mistakes"),
+    "blunder": noun("{n} blunder", "{n} blunders"),
+}
 
 Progress = Callable[[int, int], None]
+
+
+def mark_name(mark: str) -> str:
+    """A mark in words, in the current language: ``mistake``, ``Fehler``."""
+    return _(MARK_NAMES[mark])
+
+
+def mark_count(mark: str, n: int) -> str:
+    """``n`` marks in words, in the current language: ``1 blunder``, ``2 inaccuracies``."""
+    return counted(n, *MARK_COUNTS[mark])
 
 
 @dataclass(frozen=True)
@@ -57,6 +81,10 @@ class Review:
         return {
             mark: sum(i.mark == mark for i in self.items if i.player == player) for mark in MARKS
         }
+
+    def counts_text(self, player: int) -> str:
+        """``counts`` in words: ``0 inaccuracies, 2 mistakes, 1 blunder``."""
+        return ", ".join(mark_count(mark, n) for mark, n in self.counts(player).items())
 
     def average_loss(self, player: int) -> float:
         """The mean loss of ``player``'s actions judged by the agent (exact points and
@@ -148,7 +176,7 @@ def _agent_item(
 ) -> ReviewItem:
     position = record.positions[ply]
     best_value, best = judged(ply)
-    after, _ = judged(ply + 1)
+    after, _best = judged(ply + 1)
     following = record.positions[ply + 1]
     same = following.is_over() or following.to_act == position.to_act
     if following.is_over():
@@ -178,15 +206,19 @@ def _sign(value: float) -> int:
 def annotate(record: GameRecord, result: Review) -> GameRecord:
     """``record`` with each action's verdict in the comment after it (kept with any
     comment already there), as ``?! best s3 (+0.42), played +0.28``."""
-    unit = result.game.point_words[1]
+    unit = ngettext(*result.game.point_words, 2)  # the plural, whatever the value
     for item in result.items:
         if item.exact:
-            values = f"{item.best_value:+.0f} {unit}, played {item.played_value:+.0f}"
+            template = _("best {best} ({best_value:+.0f} {unit}, played {played_value:+.0f})")
         else:
-            values = f"{item.best_value:+.2f}, played {item.played_value:+.2f}"
-        verdict = f"best {item.best} ({values})"
+            template = _("best {best} ({best_value:+.2f}, played {played_value:+.2f})")
+        verdict = template.format(
+            best=item.best, best_value=item.best_value, played_value=item.played_value, unit=unit
+        )
         if item.mark:
-            verdict = f"{SYMBOLS[item.mark]} {item.mark}: {verdict}"
+            verdict = _("{symbol} {mark}: {verdict}").format(
+                symbol=SYMBOLS[item.mark], mark=mark_name(item.mark), verdict=verdict
+            )
         before = record.comments.get(item.ply + 1)
         record.comments[item.ply + 1] = f"{before} {verdict}" if before else verdict
     record.headers["Annotator"] = f"boardlab review ({result.agent})"

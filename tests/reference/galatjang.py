@@ -1,4 +1,4 @@
-"""Reference Galatjang (RULES.md section 3), written for clarity, not speed.
+"""Reference Galatjang (the Galatjang card), written for clarity, not speed.
 
 Position string: ``SOUTH/NORTH STORES SIDE ROUND TURNS``, e.g.
 ``6,6,6,6,6,6/6,6,6,6,6,6 0/0 s 1 0``.

@@ -1,4 +1,4 @@
-"""Reference Jin Li (RULES.md section 1), written for clarity, not speed.
+"""Reference Jin Li (the Jin Li card), written for clarity, not speed.
 
 Position string: ``BOARD SIDE PHASE STONES SCORES PASSES TURNS``, e.g.
 ``Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0``.

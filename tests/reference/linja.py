@@ -1,4 +1,4 @@
-"""Reference Linja (RULES.md section 2), written for clarity, not speed.
+"""Reference Linja (the Linja card), written for clarity, not speed.
 
 Position string: ``BLACK/RED SIDE PHASE PASSES TURNS``, e.g.
 ``6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 0 0``.

@@ -24,6 +24,7 @@ from boardlab.ai.perfect import PerfectAgent
 from boardlab.ai.simple import GreedyAgent, RandomAgent
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.core.i18n import N_, _
 from boardlab.core.registry import game_class
 from boardlab.extras import has
 
@@ -63,6 +64,21 @@ PYTHON_LEVELS: dict[str, str] = {
 #: The levels' names, weakest first.
 LEVEL_NAMES = tuple(COMPILED_LEVELS)
 DEFAULT_LEVEL = "medium"
+#: Each level as people read it: its name and what it does (the spec names are data).
+LEVEL_WORDS: dict[str, tuple[str, str]] = {
+    "beginner": (N_("beginner"), N_("plays almost at random")),
+    "easy": (N_("easy"), N_("takes what it sees")),
+    "medium": (N_("medium"), N_("a short search")),
+    "hard": (N_("hard"), N_("a deeper search")),
+    "expert": (N_("expert"), N_("the strongest search, a few seconds a move")),
+    "perfect": (N_("perfect"), N_("exact play from the solver's table")),
+}
+
+
+def level_name(spec: str) -> str:
+    """An agent spec as people read it: a level's name in the current language
+    (``mittel``), any other spec as it is written (``mcts:time=2``)."""
+    return _(LEVEL_WORDS[spec][0]) if spec in LEVEL_WORDS else spec
 
 
 def compiled(game: Game[Any] | type[Game[Any]] | None) -> bool:
@@ -97,7 +113,7 @@ _TYPES: dict[str, type] = {"time": float, "iterations": int, "nodes": int, "dept
 #: How numbers are written in a spec: ASCII digits of sane length (``int`` and ``float``
 #: would also take full-width digits, ``1_000``, ``nan`` and ``inf``).
 NUMBERS = {int: re.compile(r"[0-9]{1,12}"), float: re.compile(r"[0-9]{1,12}(\.[0-9]{1,9})?")}
-WORDS = {int: "an integer", float: "a number like 1.5", str: "a word"}
+WORDS = {int: N_("an integer"), float: N_("a number like 1.5"), str: N_("a word")}
 #: The largest budgets an agent spec may ask for: a day, and counts a search can hold.
 BUDGET_MAX: dict[str, float] = {"time": 86_400, "iterations": 10**9, "nodes": 10**9, "depth": 100}
 
@@ -112,12 +128,14 @@ def parse_spec(spec: str, game: Game[Any] | str | None = None) -> tuple[str, dic
     """``kind:key=value,key=value`` (or a level name, as ``game`` plays it) into the kind
     and its settings."""
     text = level_spec(spec, game)
-    kind, _, rest = text.partition(":")
+    kind, _sep, rest = text.partition(":")
     kind = kind.strip().lower()
     if kind not in AGENTS:
         raise BoardlabError(
-            f"unknown agent {spec!r}: expected a level ({', '.join(LEVELS)}) or an agent "
-            f"({', '.join(AGENTS)}) with parameters, like mcts:time=2 or alphabeta:depth=6"
+            _(
+                "unknown agent {spec!r}: expected a level ({levels}) or an agent ({agents}) "
+                "with parameters, like mcts:time=2 or alphabeta:depth=6"
+            ).format(spec=spec, levels=", ".join(LEVELS), agents=", ".join(AGENTS))
         )
     cls = AGENTS[kind]
     settings: dict[str, Any] = {}
@@ -127,8 +145,10 @@ def parse_spec(spec: str, game: Game[Any] | str | None = None) -> tuple[str, dic
         kinds = {**_TYPES, **cls.params}
         if not sep or key not in kinds:
             raise BoardlabError(
-                f"bad agent parameter {item!r} in {spec!r}: expected key=value with key "
-                f"one of {', '.join(sorted(kinds))}"
+                _(
+                    "bad agent parameter {item!r} in {spec!r}: expected key=value with key "
+                    "one of {keys}"
+                ).format(item=item, spec=spec, keys=", ".join(sorted(kinds)))
             )
         number = NUMBERS.get(kinds[key])
         try:
@@ -136,17 +156,26 @@ def parse_spec(spec: str, game: Game[Any] | str | None = None) -> tuple[str, dic
                 raise ValueError(value)
             settings[key] = kinds[key](value.strip())
         except ValueError:
+            what = WORDS.get(kinds[key])
             raise BoardlabError(
-                f"bad value {value!r} for {key!r} in agent {spec!r}: expected "
-                f"{WORDS.get(kinds[key], kinds[key].__name__)}"
+                _("bad value {value!r} for {key!r} in agent {spec!r}: expected {what}").format(
+                    value=value, key=key, spec=spec, what=_(what) if what else kinds[key].__name__
+                )
             ) from None
         if isinstance(settings[key], int | float) and not 0 <= settings[key] <= BUDGET_MAX.get(
             key, float("inf")
         ):
             high = BUDGET_MAX.get(key)
+            if high is None:
+                raise BoardlabError(
+                    _(
+                        "bad value {value!r} for {key!r} in agent {spec!r}: expected 0 or more"
+                    ).format(value=value, key=key, spec=spec)
+                )
             raise BoardlabError(
-                f"bad value {value!r} for {key!r} in agent {spec!r}: expected 0 "
-                + (f"to {high:,.0f}" if high is not None else "or more")
+                _(
+                    "bad value {value!r} for {key!r} in agent {spec!r}: expected 0 to {high:,.0f}"
+                ).format(value=value, key=key, spec=spec, high=high)
             )
     return kind, settings
 

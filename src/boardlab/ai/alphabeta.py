@@ -29,6 +29,7 @@ from boardlab.ai.base import (
 from boardlab.ai.evaluation import evaluation_for
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 from boardlab.extras import require
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -51,10 +52,12 @@ class AlphaBetaAgent(Agent):
         self.engine = str(settings.get("engine", "python"))
         if self.engine not in ("python", "compiled"):
             raise BoardlabError(
-                f"bad engine {self.engine!r} for agent 'alphabeta': expected python|compiled"
+                _("bad engine {engine!r} for agent 'alphabeta': expected python|compiled").format(
+                    engine=self.engine
+                )
             )
         if self.engine == "compiled":
-            require("fast", "agent 'alphabeta' with engine=compiled")
+            require("fast", _("agent 'alphabeta' with engine=compiled"))
         self._compiled_search: Any = None
         self._compiled_lock = threading.Lock()  # warm() may run in another thread
 
@@ -121,8 +124,10 @@ class AlphaBetaAgent(Agent):
                     self._compiled_search = CompiledAlphaBeta(game)
                 except ImportError as error:
                     raise BoardlabError(
-                        f"agent 'alphabeta' with engine=compiled needs numba and a compiled "
-                        f"kernel for {game.name} ({error})"
+                        _(
+                            "agent 'alphabeta' with engine=compiled needs numba and a compiled "
+                            "kernel for {game} ({error})"
+                        ).format(game=game.name, error=error)
                     ) from None
             found = self._compiled_search.search(
                 position.state,

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 from boardlab.extras import import_extra
 
 DEFAULT_ITERATIONS = 200
@@ -43,7 +44,7 @@ def save_weights(
 ) -> None:
     """Write a weights file (atomically): ``layers`` as (inputs x outputs matrix, bias)
     pairs, then the policy and value heads, for ``game`` under its options."""
-    np = import_extra("numpy", "agent 'az'")
+    np = import_extra("numpy", _("agent 'az'"))
     arrays: dict[str, Any] = {}
     for k, (w, b) in enumerate(layers):
         arrays[f"w{k}"], arrays[f"b{k}"] = w, b
@@ -61,7 +62,7 @@ class Network:
     """The numpy forward pass of a weights file."""
 
     def __init__(self, path: str | Path) -> None:
-        np = import_extra("numpy", "agent 'az'")
+        np = import_extra("numpy", _("agent 'az'"))
         self.np = np
         try:
             # numpy leaks the file of a broken zip when given a path: it gets the stream
@@ -69,10 +70,14 @@ class Network:
                 arrays = {name: data[name] for name in data.files}
         except OSError as error:
             why = error.strerror or str(error)
-            raise BoardlabError(f"agent 'az': cannot read weights {str(path)!r}: {why}") from None
+            raise BoardlabError(
+                _("agent 'az': cannot read weights {path!r}: {why}").format(path=str(path), why=why)
+            ) from None
         except Exception:  # numpy's loaders raise many kinds for a file of another format
             raise BoardlabError(
-                f"agent 'az': {str(path)!r} is not a weights file (.npz) of examples/alphazero.py"
+                _(
+                    "agent 'az': {path!r} is not a weights file (.npz) of examples/alphazero.py"
+                ).format(path=str(path))
             ) from None
         try:
             self.meta: dict[str, Any] = json.loads(str(arrays.pop("meta")))
@@ -82,8 +87,9 @@ class Network:
             self.value = (arrays["value_w"], arrays["value_b"])
         except (KeyError, ValueError) as error:
             raise BoardlabError(
-                f"agent 'az': {str(path)!r} is not a weights file of examples/alphazero.py "
-                f"({error})"
+                _(
+                    "agent 'az': {path!r} is not a weights file of examples/alphazero.py ({error})"
+                ).format(path=str(path), error=error)
             ) from None
         self.inputs = int(self.layers[0][0].shape[0]) if self.layers else 0
         self.actions = int(self.policy[0].shape[1])
@@ -95,9 +101,17 @@ class Network:
             game.num_actions,
         ):
             raise BoardlabError(
-                f"agent 'az': the weights are for {self.meta.get('game')!r} with "
-                f"{self.inputs} inputs and {self.actions} actions, not {game.id!r} with "
-                f"{size} and {game.num_actions}"
+                _(
+                    "agent 'az': the weights are for {weights_game!r} with {inputs} inputs and "
+                    "{actions} actions, not {game!r} with {size} and {num_actions}"
+                ).format(
+                    weights_game=self.meta.get("game"),
+                    inputs=self.inputs,
+                    actions=self.actions,
+                    game=game.id,
+                    size=size,
+                    num_actions=game.num_actions,
+                )
             )
 
     def __call__(self, observations: Any) -> tuple[Any, Any]:
@@ -215,7 +229,7 @@ class AzAgent(Agent):
 
     def network(self) -> Network:
         if "weights" not in self.settings:
-            raise BoardlabError("agent 'az' needs weights=FILE, like az:weights=trained.npz")
+            raise BoardlabError(_("agent 'az' needs weights=FILE, like az:weights=trained.npz"))
         if self._network is None:
             self._network = Network(str(self.settings["weights"]))
         return self._network

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 
 WIN = 1.0
 
@@ -33,7 +34,11 @@ class Limit:
         for name in ("time", "iterations", "nodes", "depth"):
             value = getattr(self, name)
             if value is not None and not value > 0:
-                raise BoardlabError(f"bad limit {name}={value!r}: expected a number above 0")
+                raise BoardlabError(
+                    _("bad limit {name}={value!r}: expected a number above 0").format(
+                        name=name, value=value
+                    )
+                )
 
     def is_set(self) -> bool:
         return any(v is not None for v in (self.time, self.iterations, self.nodes, self.depth))
@@ -101,8 +106,9 @@ class Agent(ABC):
         if unknown:
             allowed = ", ".join(sorted({*self.params, "time", "iterations", "nodes", "depth"}))
             raise BoardlabError(
-                f"unknown parameter {sorted(unknown)[0]!r} for agent {self.kind!r}: "
-                f"expected {allowed}"
+                _("unknown parameter {name!r} for agent {kind!r}: expected {allowed}").format(
+                    name=sorted(unknown)[0], kind=self.kind, allowed=allowed
+                )
             )
         self.seed = seed
         self.rng = random.Random(seed)
@@ -153,7 +159,9 @@ class Agent(ABC):
 def require_playable(position: Position[Any]) -> tuple[int, ...]:
     actions = position.legal_actions()
     if not actions:
-        raise BoardlabError(f"no action to choose: the game is over in {position}")
+        raise BoardlabError(
+            _("no action to choose: the game is over in {position}").format(position=position)
+        )
     return actions
 
 

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from boardlab.ai.base import Agent, AgentFault, Choice, Limit, require_playable
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 
 #: Seconds a program may take to start and answer ``ugi`` and ``isready``.
 HANDSHAKE = 30.0
@@ -49,7 +50,7 @@ class EngineAgent(Agent):
     def check(self, game: Game[Any]) -> None:
         if not str(self.settings.get("cmd", "")).strip():
             raise BoardlabError(
-                "agent 'engine' needs cmd=PROGRAM, like engine:cmd=boardlab engine <game>"
+                _("agent 'engine' needs cmd=PROGRAM, like engine:cmd=boardlab engine <game>")
             )
         self.start()
 
@@ -91,7 +92,9 @@ class EngineAgent(Agent):
                 except BoardlabError as error:  # unreadable or illegal
                     self.close()
                     raise EngineFault(
-                        f"{self.label()} answered bestmove {answer!r}: {error}"
+                        _("engine {name!r} answered bestmove {answer!r}: {error}").format(
+                            name=self.shown_name(), answer=answer, error=error
+                        )
                     ) from None
                 return Choice(action=action, value=value, seconds=time.perf_counter() - began)
 
@@ -101,7 +104,7 @@ class EngineAgent(Agent):
             return
         command = shlex.split(str(self.settings.get("cmd", "")))
         if not command:
-            raise BoardlabError("agent 'engine' needs cmd=PROGRAM")
+            raise BoardlabError(_("agent 'engine' needs cmd=PROGRAM"))
         try:
             self.process = subprocess.Popen(
                 command,
@@ -112,7 +115,11 @@ class EngineAgent(Agent):
                 bufsize=1,
             )
         except OSError as error:
-            raise BoardlabError(f"agent 'engine': cannot start {command[0]!r}: {error}") from None
+            raise BoardlabError(
+                _("agent 'engine': cannot start {program!r}: {error}").format(
+                    program=command[0], error=error
+                )
+            ) from None
         self.lines = queue.Queue()
         threading.Thread(target=self._pump, args=(self.process, self.lines), daemon=True).start()
         deadline = time.perf_counter() + max(HANDSHAKE, float(self.settings.get("timeout", 5.0)))
@@ -140,7 +147,9 @@ class EngineAgent(Agent):
         except (BrokenPipeError, OSError):
             self.close()
             raise EngineFault(
-                f"{self.label()} has stopped (it no longer reads its input)"
+                _("engine {name!r} has stopped (it no longer reads its input)").format(
+                    name=self.shown_name()
+                )
             ) from None
 
     def read(self, deadline: float, awaited: str) -> str:
@@ -148,15 +157,27 @@ class EngineAgent(Agent):
             line = self.lines.get(timeout=max(0.0, deadline - time.perf_counter()))
         except queue.Empty:
             self.close()
-            raise EngineFault(f"{self.label()} gave no {awaited} in time") from None
+            raise EngineFault(
+                _("engine {name!r} gave no {awaited} in time").format(
+                    name=self.shown_name(), awaited=awaited
+                )
+            ) from None
         if line is None:
             code = self.process.wait() if self.process is not None else None
             self.close()
-            raise EngineFault(f"{self.label()} has stopped (exit code {code}) before {awaited}")
+            raise EngineFault(
+                _("engine {name!r} has stopped (exit code {code}) before {awaited}").format(
+                    name=self.shown_name(), code=code, awaited=awaited
+                )
+            )
         return line
 
     def label(self) -> str:
-        return f"engine {self.name or self.settings.get('cmd')!r}"
+        return f"engine {self.shown_name()!r}"
+
+    def shown_name(self) -> Any:
+        """The engine's name as it gave it, else its command."""
+        return self.name or self.settings.get("cmd")
 
     def close(self) -> None:
         """End the program (the next game starts it afresh)."""

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 
 SYSTEM = (
     "You play a board game. Read the rules, the board and the legal actions, think as "
@@ -114,14 +115,25 @@ class LlmAgent(Agent):
 
     def check(self, game: Game[Any]) -> None:
         missing = [name for name in ("url", "model") if not self.settings.get(name)]
+        if len(missing) == 2:
+            raise BoardlabError(
+                _(
+                    "agent 'llm' needs url=... and model=..., like "
+                    "llm:url=http://127.0.0.1:8080/v1,model=NAME"
+                )
+            )
         if missing:
             raise BoardlabError(
-                f"agent 'llm' needs {' and '.join(f'{m}=...' for m in missing)}, like "
-                "llm:url=http://127.0.0.1:8080/v1,model=NAME"
+                _(
+                    "agent 'llm' needs {setting}=..., like "
+                    "llm:url=http://127.0.0.1:8080/v1,model=NAME"
+                ).format(setting=missing[0])
             )
         url = str(self.settings["url"])
         if not url.startswith(("http://", "https://")):
-            raise BoardlabError(f"agent 'llm': url {url!r} must start with http:// or https://")
+            raise BoardlabError(
+                _("agent 'llm': url {url!r} must start with http:// or https://").format(url=url)
+            )
 
     def choose(
         self, position: Position[Any], limit: Limit | None = None, rng: random.Random | None = None
@@ -135,7 +147,7 @@ class LlmAgent(Agent):
             {"role": "user", "content": text_observation(position)},
         ]
         refused: list[str] = []
-        for _ in range(int(self.settings.get("retries", 3)) + 1):
+        for _attempt in range(int(self.settings.get("retries", 3)) + 1):
             answer = self._ask(messages, seconds)
             action, why = find_action(position, answer)
             if action is not None:
@@ -170,14 +182,22 @@ class LlmAgent(Agent):
             return str(data["choices"][0]["message"]["content"] or "")
         except urllib.error.HTTPError as error:
             detail = error.read(300).decode("utf-8", "replace")
-            raise BoardlabError(f"the model at {url} answered {error.code}: {detail}") from None
+            raise BoardlabError(
+                _("the model at {url} answered {code}: {detail}").format(
+                    url=url, code=error.code, detail=detail
+                )
+            ) from None
         except (urllib.error.URLError, TimeoutError, OSError) as error:
             reason = getattr(error, "reason", error)
-            raise BoardlabError(f"the model at {url} did not answer: {reason}") from None
+            raise BoardlabError(
+                _("the model at {url} did not answer: {reason}").format(url=url, reason=reason)
+            ) from None
         except (ValueError, KeyError, IndexError, TypeError):
             raise BoardlabError(
-                f"the model at {url} did not answer as an OpenAI-compatible chat endpoint "
-                "(expected choices[0].message.content)"
+                _(
+                    "the model at {url} did not answer as an OpenAI-compatible chat endpoint "
+                    "(expected choices[0].message.content)"
+                ).format(url=url)
             ) from None
 
 

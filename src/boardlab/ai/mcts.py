@@ -16,6 +16,7 @@ from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with
 from boardlab.ai.evaluation import evaluation_for, terminal_value
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 from boardlab.extras import has, require
 
 DEFAULT_ITERATIONS = 1000
@@ -81,7 +82,9 @@ class MctsAgent(Agent):
         self.rollout_kind = str(settings.get("rollout", "random"))
         if self.rollout_kind not in ("random", "heuristic"):
             raise BoardlabError(
-                f"bad rollout {self.rollout_kind!r} for agent 'mcts': expected random|heuristic"
+                _("bad rollout {rollout!r} for agent 'mcts': expected random|heuristic").format(
+                    rollout=self.rollout_kind
+                )
             )
         self.horizon = int(settings.get("horizon", 20))
         self.reuse = bool(int(settings.get("reuse", 1)))
@@ -89,12 +92,14 @@ class MctsAgent(Agent):
         self.tree = str(settings.get("tree", "python"))
         if self.tree not in ("python", "compiled"):
             raise BoardlabError(
-                f"bad tree {self.tree!r} for agent 'mcts': expected python|compiled"
+                _("bad tree {tree!r} for agent 'mcts': expected python|compiled").format(
+                    tree=self.tree
+                )
             )
         if self.tree == "compiled" and self.rollout_kind != "random":
-            raise BoardlabError("agent 'mcts' with tree=compiled plays random rollouts only")
+            raise BoardlabError(_("agent 'mcts' with tree=compiled plays random rollouts only"))
         if self.tree == "compiled":
-            require("fast", "agent 'mcts' with tree=compiled")
+            require("fast", _("agent 'mcts' with tree=compiled"))
         self._compiled_search: Any = None
         self._compiled_lock = threading.Lock()  # warm() may run in another thread
         self.root: Node | None = None

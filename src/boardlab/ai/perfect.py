@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 from boardlab.solve import exact_values as solver_values
 from boardlab.solve import open_solver, solver_class
 
@@ -52,8 +53,9 @@ class PerfectAgent(Agent):
         solver = solver_class(game)  # a BoardlabError names the extra when it is missing
         if solver is None:
             raise BoardlabError(
-                f"no perfect player for {game.name}: it has no solver; choose a level such "
-                "as expert"
+                _(
+                    "no perfect player for {game}: it has no solver; choose a level such as expert"
+                ).format(game=game.name)
             )
         if solver.needs_table:
             open_solver(game)  # raises TableError with the command that builds the table
@@ -79,8 +81,10 @@ class PerfectAgent(Agent):
             if solver is not None and solver.needs_table:
                 self.check(position.game)  # says why there is no table
                 raise BoardlabError(
-                    f"no exact value for {position.position_string()}: "
-                    f"{open_solver(position.game).unreached(position.state)}"
+                    _("no exact value for {position}: {why}").format(
+                        position=position.position_string(),
+                        why=open_solver(position.game).unreached(position.state),
+                    )
                 )
             return self.fallback(position.game).choose(position, limit, rng)
         best = max(values.values())

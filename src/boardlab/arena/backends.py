@@ -20,6 +20,7 @@ from itertools import islice
 from typing import Any, TypeVar
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import _
 from boardlab.extras import import_extra
 
 Task = TypeVar("Task", bound=tuple[Any, ...])
@@ -108,9 +109,16 @@ class RayBackend(Backend):
             try:
                 self.ray.init(**settings)
             except (ConnectionError, ValueError, RuntimeError) as error:
-                where = f"at {address!r}" if address else "on this machine"
                 first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-                raise BoardlabError(f"cannot start or reach Ray {where}: {first}") from None
+                if address:
+                    raise BoardlabError(
+                        _("cannot start or reach Ray at {address!r}: {error}").format(
+                            address=address, error=first
+                        )
+                    ) from None
+                raise BoardlabError(
+                    _("cannot start or reach Ray on this machine: {error}").format(error=first)
+                ) from None
             self.started = True
 
     def workers(self) -> int:
@@ -157,7 +165,11 @@ def _cause(error: BaseException) -> BaseException:
         return cause
     shown = cause if isinstance(cause, BaseException) else error
     lines = str(shown).strip().splitlines() or [""]
-    return BoardlabError(f"a game failed on the Ray cluster: {type(shown).__name__}: {lines[0]}")
+    return BoardlabError(
+        _("a game failed on the Ray cluster: {kind}: {error}").format(
+            kind=type(shown).__name__, error=lines[0]
+        )
+    )
 
 
 def _reachable(address: str, seconds: float = 5.0) -> None:
@@ -167,16 +179,20 @@ def _reachable(address: str, seconds: float = 5.0) -> None:
     if not colon or not port.isdigit():
         if address != "auto":
             raise BoardlabError(
-                f"--address {address!r}: expected host:port (the head node's GCS, port 6379 "
-                "by default) or auto"
+                _(
+                    "--address {address!r}: expected host:port (the head node's GCS, port 6379 "
+                    "by default) or auto"
+                ).format(address=address)
             )
         return
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
     except (OSError, ValueError) as error:
         raise BoardlabError(
-            f"--address {address!r}: no Ray head answers there ({error}); start one with "
-            "`ray start --head` or give its address"
+            _(
+                "--address {address!r}: no Ray head answers there ({error}); start one with "
+                "`ray start --head` or give its address"
+            ).format(address=address, error=error)
         ) from None
 
 
@@ -187,8 +203,14 @@ def make_backend(
     address without Ray."""
     if name == "local":
         if address:
-            raise BoardlabError(f"--address {address!r} needs --backend ray")
+            raise BoardlabError(
+                _("--address {address!r} needs --backend ray").format(address=address)
+            )
         return LocalBackend(jobs)
     if name == "ray":
         return RayBackend(address, jobs)
-    raise BoardlabError(f"unknown backend {name!r}: use one of {', '.join(BACKENDS)}")
+    raise BoardlabError(
+        _("unknown backend {name!r}: use one of {choices}").format(
+            name=name, choices=", ".join(BACKENDS)
+        )
+    )

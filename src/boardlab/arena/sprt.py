@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import _
 
 #: A pair's points for A, scaled to [0, 1]: the values of the five pentanomial outcomes.
 OUTCOMES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -48,27 +49,45 @@ class Sprt:
             key = key.strip()
             if not sep or key not in ("elo0", "elo1", "alpha", "beta") or key in values:
                 raise BoardlabError(
-                    f"bad SPRT parameter {item!r} in {text!r}: expected {FORMAT} (each once)"
+                    _(
+                        "bad SPRT parameter {item!r} in {text!r}: expected {format} (each once)"
+                    ).format(item=item, text=text, format=FORMAT)
                 )
             try:
                 number = float(value)
             except ValueError:
                 raise BoardlabError(
-                    f"bad SPRT value {value.strip()!r} for {key} in {text!r}: expected a number"
+                    _("bad SPRT value {value!r} for {key} in {text!r}: expected a number").format(
+                        value=value.strip(), key=key, text=text
+                    )
                 ) from None
             if not math.isfinite(number):
-                raise BoardlabError(f"bad SPRT value {value.strip()!r} for {key}: not finite")
+                raise BoardlabError(
+                    _("bad SPRT value {value!r} for {key}: not finite").format(
+                        value=value.strip(), key=key
+                    )
+                )
             values[key] = number
         if "elo0" not in values or "elo1" not in values:
-            raise BoardlabError(f"bad SPRT {text!r}: elo0 and elo1 are needed, like {FORMAT}")
+            raise BoardlabError(
+                _("bad SPRT {text!r}: elo0 and elo1 are needed, like {format}").format(
+                    text=text, format=FORMAT
+                )
+            )
         test = cls(
             values["elo0"], values["elo1"], values.get("alpha", 0.05), values.get("beta", 0.05)
         )
         if not test.elo0 < test.elo1 or abs(test.elo1) > 1000 or abs(test.elo0) > 1000:
-            raise BoardlabError(f"bad SPRT {text!r}: expected elo0 < elo1, both within 1000 Elo")
+            raise BoardlabError(
+                _("bad SPRT {text!r}: expected elo0 < elo1, both within 1000 Elo").format(text=text)
+            )
         for name in ("alpha", "beta"):
             if not 0.0 < getattr(test, name) < 0.5:
-                raise BoardlabError(f"bad SPRT {text!r}: {name} must lie between 0 and 0.5")
+                raise BoardlabError(
+                    _("bad SPRT {text!r}: {name} must lie between 0 and 0.5").format(
+                        text=text, name=name
+                    )
+                )
         return test
 
     def bounds(self) -> tuple[float, float]:
@@ -109,7 +128,7 @@ def most_likely(observed: Sequence[float], mean: float) -> list[float]:
         return sum(q * d / (1 + t * d) for d, q in zip(shifted, observed, strict=True))
 
     low, high = low + 1e-12 * abs(low), high - 1e-12 * abs(high)
-    for _ in range(100):
+    for _round in range(100):
         middle = (low + high) / 2
         if excess(middle) > 0:
             low = middle

@@ -41,6 +41,7 @@ from boardlab.arena.stats import Score
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.files import append_line, cut_short
 from boardlab.core.game import Game
+from boardlab.core.i18n import _, pgettext
 from boardlab.core.options import Option, OptionValue
 from boardlab.core.record import GameRecord
 from boardlab.core.registry import game_class, new_game
@@ -132,7 +133,9 @@ def read_vary(game_id: str, texts: Sequence[str]) -> dict[str, list[OptionValue]
             option = schema.get(name.strip(), game_id)
             varied[option.name] = _values(option, values if has_values else None)
         except OptionError as error:
-            raise OptionError(f"--vary {text!r}: {error}") from None
+            raise OptionError(
+                _("--vary {text!r}: {error}").format(text=text, error=error)
+            ) from None
     return varied
 
 
@@ -140,8 +143,10 @@ def _values(option: Option, text: str | None) -> list[OptionValue]:
     if text is None:
         if option.kind == "int":
             raise OptionError(
-                f"{option.name} is a number: name its values, like {option.name}=2,3,4 or "
-                f"{option.name}=2..4 ({option.allowed()})"
+                _(
+                    "{name} is a number: name its values, like {name}=2,3,4 or {name}=2..4 "
+                    "({allowed})"
+                ).format(name=option.name, allowed=option.allowed())
             )
         every = [False, True] if option.kind == "bool" else list(option.choices)
         return sorted(every, key=lambda value: value != option.default)  # the default first
@@ -149,11 +154,13 @@ def _values(option: Option, text: str | None) -> list[OptionValue]:
     if dots and option.kind == "int":
         start, stop = int(option.parse(low)), int(option.parse(high))
         if start > stop:
-            raise OptionError(f"expected LOW..HIGH with LOW <= HIGH, got {text!r}")
+            raise OptionError(
+                _("expected LOW..HIGH with LOW <= HIGH, got {text!r}").format(text=text)
+            )
         return list(range(start, stop + 1))
     words = [word for word in text.split(",") if word.strip()]
     if not words:
-        raise OptionError(f"no values after '=' ({option.allowed()})")
+        raise OptionError(_("no values after '=' ({allowed})").format(allowed=option.allowed()))
     return list(dict.fromkeys(option.parse(word) for word in words))
 
 
@@ -177,7 +184,9 @@ def variants(
     fixed = dict(fixed)
     clash = sorted(set(varied) & set(fixed))
     if clash:
-        raise OptionError(f"{', '.join(clash)} both fixed with -o and varied with --vary")
+        raise OptionError(
+            _("{names} both fixed with -o and varied with --vary").format(names=", ".join(clash))
+        )
     found: dict[str, Game[Any]] = {}
     names = list(varied)
     for values in itertools.product(*(varied[n] for n in names)):
@@ -202,6 +211,12 @@ def label(game: Game[Any], varied: Sequence[str]) -> str:
     return " ".join(words) or "default"
 
 
+def shown_label(label: str) -> str:
+    """A variant's name (``label``) as a person reads it: ``default`` in the reader's
+    language (the name itself stays English in the study's files)."""
+    return pgettext("variant", "default") if label == "default" else label
+
+
 # ---------------------------------------------------------------------- the study
 @dataclass
 class Study:
@@ -219,7 +234,7 @@ class Study:
 
     def __post_init__(self) -> None:
         if not self.games:
-            raise BoardlabError("a study needs at least one variant")
+            raise BoardlabError(_("a study needs at least one variant"))
         make_agent(self.agent, game=self.game_id).check(self.games[0])
 
     def key(self, game: Game[Any]) -> str:
@@ -236,7 +251,9 @@ class Study:
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError:
-            raise BoardlabError(f"{self.path} is not a study file (not UTF-8 text)") from None
+            raise BoardlabError(
+                _("{path} is not a study file (not UTF-8 text)").format(path=self.path)
+            ) from None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -249,7 +266,11 @@ class Study:
             except (ValueError, KeyError, TypeError, AttributeError):
                 if number == len(lines):
                     break
-                raise BoardlabError(f"{self.path}, line {number}: not a study game") from None
+                raise BoardlabError(
+                    _("{path}, line {number}: not a study game").format(
+                        path=self.path, number=number
+                    )
+                ) from None
 
     def missing(self) -> list[tuple[str, dict[str, Any], str, int, int]]:
         """The games to play, as ``study_game`` arguments: the first of every variant,

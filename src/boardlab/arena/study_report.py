@@ -15,23 +15,31 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from boardlab.arena.study import Summary
+from boardlab.arena.study import Summary, shown_label
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game
+from boardlab.core.i18n import N_, _, language, pgettext
 from boardlab.extras import import_extra
 
 #: What each measure means, for the report's readers (the module docstring of
 #: ``boardlab.arena.study`` gives the same in full).
+#: Names and meanings are marked for the catalogue and translated where shown.
 MEANINGS = {
-    "first score": "the first player's mean result (win 1, draw ½, loss 0) with its 95% "
-    "Wilson interval; 0.5 is a fair game",
-    "exact": "the start's value for the first player under perfect play (points), where a "
-    "solver knows it: + the first player wins, 0 a draw, − the second wins",
-    "length": "actions per game: median, and the 10th to 90th percentile",
-    "lead changes": "how often the side ahead on points changed, per game",
-    "decisiveness": "the share of the game still to play when the winner took the lead for "
-    "good (0: decided by the last action); draws left out",
-    "branching": "legal actions at each position of the game, on average",
+    N_("first score"): N_(
+        "the first player's mean result (win 1, draw ½, loss 0) with its 95% "
+        "Wilson interval; 0.5 is a fair game"
+    ),
+    N_("exact"): N_(
+        "the start's value for the first player under perfect play (points), where a "
+        "solver knows it: + the first player wins, 0 a draw, − the second wins"
+    ),
+    N_("length"): N_("actions per game: median, and the 10th to 90th percentile"),
+    N_("lead changes"): N_("how often the side ahead on points changed, per game"),
+    N_("decisiveness"): N_(
+        "the share of the game still to play when the winner took the lead for "
+        "good (0: decided by the last action); draws left out"
+    ),
+    N_("branching"): N_("legal actions at each position of the game, on average"),
 }
 
 
@@ -56,25 +64,31 @@ def write_report(
 ) -> Path:
     """``report.html``: the settings, the table, the plots and what the measures mean."""
     plots = [
-        ("The first player's score", score_plot(rows)),
-        ("Game length", length_plot(rows)),
-        ("Draws, lead changes, decisiveness, branching", measures_plot(rows)),
+        (_("The first player's score"), score_plot(rows)),
+        (_("Game length"), length_plot(rows)),
+        (_("Draws, lead changes, decisiveness, branching"), measures_plot(rows)),
     ]
-    said = " · ".join(f"{k}: {v}" for k, v in settings.items() if k != "command")
+    said = " · ".join(
+        f"{_setting_name(k)}: {_setting_value(k, v)}" for k, v in settings.items() if k != "command"
+    )
+    heading = html.escape(_("{game}: a variant study").format(game=game.name))
+    command = f"<code>{html.escape(str(settings.get('command', '')))}</code>"
+    reproduce = html.escape(_("Reproduce: {command}")).format(command=command)
+    measures = html.escape(_("The measures"))
     body = [
-        f"<h1>{html.escape(game.name)}: a variant study</h1>",
+        f"<h1>{heading}</h1>",
         f"<p class=settings>{html.escape(said)}</p>",
-        f"<p>Reproduce: <code>{html.escape(str(settings.get('command', '')))}</code></p>",
+        f"<p>{reproduce}</p>",
         _table(rows),
         *(f"<h2>{html.escape(title)}</h2><figure>{svg}</figure>" for title, svg in plots),
-        "<h2>The measures</h2><dl>",
-        *(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in MEANINGS.items()),
+        f"<h2>{measures}</h2><dl>",
+        *(f"<dt>{html.escape(_(k))}</dt><dd>{html.escape(_(v))}</dd>" for k, v in MEANINGS.items()),
         "</dl>",
     ]
     page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{language()}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(game.name)}: a variant study</title>
+<title>{heading}</title>
 <style>
 body {{ font: 15px/1.45 system-ui, sans-serif; max-width: 72rem; margin: 2rem auto;
   padding: 0 1rem; color: #1d2230; }}
@@ -97,12 +111,42 @@ code {{ background: #f2f4f8; padding: .1rem .3rem; }}
     return write_atomic(folder / "report.html", page)
 
 
+def _setting_name(key: str) -> str:
+    """A study setting's name (a key of the settings) as the report shows it."""
+    names = {
+        "game": pgettext("study setting", "game"),
+        "agent": pgettext("study setting", "agent"),
+        "games": pgettext("study setting", "games"),
+        "seed": pgettext("study setting", "seed"),
+        "fixed": pgettext("study setting", "fixed"),
+        "varied": pgettext("study setting", "varied"),
+    }
+    return names.get(key, key)
+
+
+def _setting_value(key: str, value: Any) -> Any:
+    """A setting's value as the report shows it: ``none`` (no option fixed or varied) in
+    the reader's language, anything else as it is."""
+    if key in ("fixed", "varied") and value == "none":
+        return pgettext("study setting", "none")
+    return value
+
+
 def _table(rows: Sequence[Summary]) -> str:
-    head = (
-        "<div class=wide><table><thead><tr><th>variant</th><th>games</th><th>first W-D-L</th>"
-        "<th>first score (95%)</th><th>exact</th><th>draws</th><th>length</th>"
-        "<th>lead changes</th><th>decisiveness</th><th>branching</th></tr></thead><tbody>"
-    )
+    headings = [
+        _("variant"),
+        _("games"),
+        _("first W-D-L"),
+        _("first score (95%)"),
+        _("exact"),
+        _("draws"),
+        _("length"),
+        _("lead changes"),
+        _("decisiveness"),
+        _("branching"),
+    ]
+    titles = "".join(f"<th>{html.escape(heading)}</th>" for heading in headings)
+    head = f"<div class=wide><table><thead><tr>{titles}</tr></thead><tbody>"
     lines = [head]
     for row in rows:
         data = row.row()
@@ -110,7 +154,7 @@ def _table(rows: Sequence[Summary]) -> str:
         kind = "" if not exact else " class=win" if exact > 0 else " class=loss"
         decisive = data["decisiveness_mean"]
         cells = [
-            html.escape(row.label),
+            html.escape(shown_label(row.label)),
             str(row.games),
             f"{row.first.wins}-{row.first.draws}-{row.first.losses}",
             f"{row.first_score:.3f} ({data['first_score_low']:.3f}–{data['first_score_high']:.3f})",
@@ -128,7 +172,7 @@ def _table(rows: Sequence[Summary]) -> str:
 
 # ---------------------------------------------------------------------- plots
 def _figure(rows: Sequence[Summary]) -> Any:
-    figure_module = import_extra("matplotlib.figure", "the study's report", "matplotlib")
+    figure_module = import_extra("matplotlib.figure", _("the study's report"), "matplotlib")
     height = 1.6 + 0.32 * len(rows)
     return figure_module.Figure(figsize=(9.5, height), layout="constrained")
 
@@ -136,7 +180,7 @@ def _figure(rows: Sequence[Summary]) -> Any:
 def _svg(figure: Any) -> str:
     """The figure as SVG for the page; its words stay text (the page's font), not a path
     drawn for every letter, which keeps a report small."""
-    matplotlib = import_extra("matplotlib", "the study's report", "matplotlib")
+    matplotlib = import_extra("matplotlib", _("the study's report"), "matplotlib")
     out = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none"}):
         figure.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
@@ -153,17 +197,17 @@ def score_plot(rows: Sequence[Summary]) -> str:
     below = [max(0.0, s - low) for s, (low, _) in zip(scores, intervals, strict=True)]
     above = [max(0.0, high - s) for s, (_, high) in zip(scores, intervals, strict=True)]
     axes.errorbar(scores, places, xerr=[below, above], fmt="o", color="#1f5fa8", capsize=3,
-                  label="self-play, 95% interval")  # fmt: skip
+                  label=_("self-play, 95% interval"))  # fmt: skip
     exact = [
         (p, _expected(r.exact)) for p, r in zip(places, rows, strict=True) if r.exact is not None
     ]
     if exact:
         axes.scatter([e for _, e in exact], [p for p, _ in exact], marker="D", s=36,
-                     color="#d55e00", zorder=3, label="perfect play (exact)")  # fmt: skip
+                     color="#d55e00", zorder=3, label=_("perfect play (exact)"))  # fmt: skip
     axes.axvline(0.5, color="#888", linestyle="--", linewidth=1)
     axes.set_xlim(-0.02, 1.02)
-    axes.set_yticks(places, [r.label for r in rows])
-    axes.set_xlabel("the first player's score")
+    axes.set_yticks(places, [shown_label(r.label) for r in rows])
+    axes.set_xlabel(_("the first player's score"))
     figure.legend(loc="outside lower center", ncols=2, fontsize="small", frameon=False)
     axes.grid(axis="x", alpha=0.3)
     return _svg(figure)
@@ -180,11 +224,11 @@ def length_plot(rows: Sequence[Summary]) -> str:
     places = list(range(len(rows)))[::-1]
     axes.boxplot([list(r.lengths) or [0] for r in rows], positions=places, orientation="horizontal",
                  widths=0.6, showfliers=True, flierprops={"markersize": 2})  # fmt: skip
-    axes.set_yticks(places, [r.label for r in rows])
+    axes.set_yticks(places, [shown_label(r.label) for r in rows])
     medians = sorted(statistics.median(r.lengths) for r in rows if r.lengths)
     if medians and medians[-1] > 10 * medians[0]:  # a variant that loops to the cap
         axes.set_xscale("log")
-    axes.set_xlabel("actions per game")
+    axes.set_xlabel(_("actions per game"))
     axes.grid(axis="x", alpha=0.3)
     return _svg(figure)
 
@@ -194,15 +238,15 @@ def measures_plot(rows: Sequence[Summary]) -> str:
     panels = figure.subplots(1, 4, sharey=True)
     places = list(range(len(rows)))[::-1]
     shown = [
-        ("draw rate", [r.draw_rate for r in rows]),
-        ("lead changes", [r.lead_changes for r in rows]),
-        ("decisiveness", [r.decisiveness or 0.0 for r in rows]),
-        ("branching", [r.branching for r in rows]),
+        (_("draw rate"), [r.draw_rate for r in rows]),
+        (_("lead changes"), [r.lead_changes for r in rows]),
+        (_("decisiveness"), [r.decisiveness or 0.0 for r in rows]),
+        (_("branching"), [r.branching for r in rows]),
     ]
     for axes, (title, values) in zip(panels, shown, strict=True):
         axes.barh(places, values, color="#1f5fa8", height=0.6)
         axes.set_title(title, fontsize="medium")
         axes.set_xlim(left=0, right=max(values) * 1.1 or 1.0)
         axes.grid(axis="x", alpha=0.3)
-    panels[0].set_yticks(places, [r.label for r in rows])
+    panels[0].set_yticks(places, [shown_label(r.label) for r in rows])
     return _svg(figure)

@@ -26,6 +26,7 @@ from boardlab.arena.ratings import Fit, fit
 from boardlab.arena.stats import Score
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import append_line, cut_short
+from boardlab.core.i18n import _
 from boardlab.core.registry import new_game
 
 
@@ -97,7 +98,7 @@ def random_openings(
     found: list[str] = []
     while len(found) < count:
         position = game.initial()
-        for _ in range(length):
+        for _step in range(length):
             position = position.play(rng.choice(position.legal_actions()))
             if position.is_over():
                 break
@@ -113,8 +114,10 @@ def read_openings(game_id: str, options: Mapping[str, Any], path: str) -> list[s
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        why = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
-        raise BoardlabError(f"cannot read the openings file {path!r}: {why}") from None
+        why = error.strerror if isinstance(error, OSError) else _("not UTF-8 text")
+        raise BoardlabError(
+            _("cannot read the openings file {path!r}: {why}").format(path=path, why=why)
+        ) from None
     openings = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -123,12 +126,18 @@ def read_openings(game_id: str, options: Mapping[str, Any], path: str) -> list[s
         try:
             position = game.from_position_string(line)
         except BoardlabError as error:
-            raise BoardlabError(f"{path}, line {number}: {error}") from None
+            raise BoardlabError(
+                _("{path}, line {number}: {error}").format(path=path, number=number, error=error)
+            ) from None
         if position.is_over():
-            raise BoardlabError(f"{path}, line {number}: the game is over in {line!r}")
+            raise BoardlabError(
+                _("{path}, line {number}: the game is over in {line!r}").format(
+                    path=path, number=number, line=line
+                )
+            )
         openings.append(line)
     if not openings:
-        raise BoardlabError(f"{path} holds no position string")
+        raise BoardlabError(_("{path} holds no position string").format(path=path))
     return openings
 
 
@@ -140,7 +149,9 @@ def load(path: Path, plan: Plan) -> dict[int, Entry]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError:
-        raise BoardlabError(f"{path} is not a tournament results file (not UTF-8 text)") from None
+        raise BoardlabError(
+            _("{path} is not a tournament results file (not UTF-8 text)").format(path=path)
+        ) from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -154,11 +165,15 @@ def load(path: Path, plan: Plan) -> dict[int, Entry]:
         except (ValueError, KeyError, TypeError):
             if number == len(lines):
                 break  # a last line cut short by a stop: that game is played again
-            raise BoardlabError(f"{path}, line {number}: not a tournament result") from None
+            raise BoardlabError(
+                _("{path}, line {number}: not a tournament result").format(path=path, number=number)
+            ) from None
         if tournament != plan.key():
             raise BoardlabError(
-                f"{path} holds another tournament's games (other agents or settings): "
-                "name another --results file"
+                _(
+                    "{path} holds another tournament's games (other agents or settings): "
+                    "name another --results file"
+                ).format(path=path)
             )
         done[entry.number] = entry
     return done

@@ -4,6 +4,7 @@ so an error says which part of which string was wrong and what it should look li
 from __future__ import annotations
 
 from boardlab.core.errors import InvalidNotationError
+from boardlab.core.i18n import _
 
 
 def split_fields(text: str, names: tuple[str, ...], game: str) -> list[str]:
@@ -11,8 +12,10 @@ def split_fields(text: str, names: tuple[str, ...], game: str) -> list[str]:
     fields = text.split()
     if len(fields) != len(names):
         raise InvalidNotationError(
-            f"malformed {game} position string {text!r}: expected {len(names)} fields "
-            f"({' '.join(names)}), got {len(fields)}"
+            _(
+                "malformed {game} position string {text!r}: expected {count} fields "
+                "({names}), got {got}"
+            ).format(game=game, text=text, count=len(names), names=" ".join(names), got=len(fields))
         )
     return fields
 
@@ -24,11 +27,15 @@ def is_number(word: str, digits: int = 9) -> bool:
 
 
 def read_int(word: str, field: str, text: str, low: int = 0, high: int = 10**9) -> int:
-    """A non-negative decimal integer in ``[low, high]``, in ASCII digits."""
+    """A non-negative decimal integer in ``[low, high]``, in ASCII digits. ``field`` names
+    the field in errors: its name in the format (``TURNS``), or words marked with ``N_``
+    (``N_("pit")``), translated here."""
     if not is_number(word) or not low <= int(word) <= high:
         raise InvalidNotationError(
-            f"malformed {field} {word!r} in position string {text!r}: "
-            f"expected an integer from {low} to {high}"
+            _(
+                "malformed {field} {word!r} in position string {text!r}: "
+                "expected an integer from {low} to {high}"
+            ).format(field=_(field), word=word, text=text, low=low, high=high)
         )
     return int(word)
 
@@ -38,7 +45,9 @@ def read_pair(word: str, field: str, text: str, high: int = 10**9) -> tuple[int,
     parts = word.split("/")
     if len(parts) != 2:
         raise InvalidNotationError(
-            f"malformed {field} {word!r} in position string {text!r}: expected two numbers a/b"
+            _(
+                "malformed {field} {word!r} in position string {text!r}: expected two numbers a/b"
+            ).format(field=_(field), word=word, text=text)
         )
     return read_int(parts[0], field, text, 0, high), read_int(parts[1], field, text, 0, high)
 
@@ -47,7 +56,8 @@ def read_choice(word: str, field: str, text: str, choices: tuple[str, ...]) -> i
     """The index of ``word`` among ``choices``."""
     if word not in choices:
         raise InvalidNotationError(
-            f"malformed {field} {word!r} in position string {text!r}: "
-            f"expected one of {', '.join(choices)}"
+            _(
+                "malformed {field} {word!r} in position string {text!r}: expected one of {choices}"
+            ).format(field=_(field), word=word, text=text, choices=", ".join(choices))
         )
     return choices.index(word)

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from boardlab.core.i18n import _
+
 
 @contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
@@ -18,7 +20,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     permissions the user's umask gives, an existing one keeps its own."""
     target = Path(os.path.realpath(path))
     if target.parent.exists() and not target.parent.is_dir():
-        raise NotADirectoryError(20, "a part of the path is a file, not a folder", str(path))
+        raise NotADirectoryError(20, _("a part of the path is a file, not a folder"), str(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:

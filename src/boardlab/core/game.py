@@ -53,7 +53,9 @@ class Outcome:
         4).`` (``reasons`` turns the reason word into words, as ``Game.reason_words``;
         ``names`` are the players as shown, as ``Game.player_name`` gives them)."""
         shown = list(names) if names else [name.capitalize() for name in self.players]
-        points = ", ".join(f"{name} {score}" for name, score in zip(shown, self.points, strict=True))
+        points = ", ".join(
+            f"{name} {score}" for name, score in zip(shown, self.points, strict=True)
+        )
         why = reasons(self.reason) if reasons else self.reason
         if self.winner is None:
             return _("Draw: {why} ({points}).").format(why=why, points=points)
@@ -262,7 +264,7 @@ class Game(ABC, Generic[State]):
         return Position(self, self.initial_state())
 
     def from_position_string(self, text: str) -> Position[State]:
-        """The position a position string describes (RULES.md format)."""
+        """The position a position string describes (the format of the game card)."""
         return Position(self, self.parse_state(text))
 
     def rules_in_brief(self) -> str:
@@ -383,11 +385,9 @@ class Position(Generic[State]):
         try:
             code = self.game.parse_action(self.state, text)
         except InvalidNotationError as error:
-            where = f"{error} (in position {self.position_string()!r})"
-            raise InvalidNotationError(where) from None
+            raise InvalidNotationError(self._where(error)) from None
         except IllegalActionError as error:
-            where = f"{error} (in position {self.position_string()!r})"
-            raise IllegalActionError(where) from None
+            raise IllegalActionError(self._where(error)) from None
         if not self.is_legal(code):
             raise self._illegal(repr(text))
         return code
@@ -413,12 +413,26 @@ class Position(Generic[State]):
         """The board drawn as plain text."""
         return self.game.render(self.state)
 
+    def _where(self, error: Exception) -> str:
+        return _("{error} (in position {position!r})").format(
+            error=error, position=self.position_string()
+        )
+
     def _illegal(self, shown: str) -> IllegalActionError:
-        where = f"in {self.game.id} position {self.position_string()!r}"
         if self.is_over():
-            return IllegalActionError(f"illegal action {shown} {where}: the game is over")
-        legal = " ".join(self.legal_action_strings())
-        return IllegalActionError(f"illegal action {shown} {where}: legal actions are {legal}")
+            message = _("illegal action {action} in {game} position {position!r}: the game is over")
+        else:
+            message = _(
+                "illegal action {action} in {game} position {position!r}: legal actions are {legal}"
+            )
+        return IllegalActionError(
+            message.format(
+                action=shown,
+                game=self.game.id,
+                position=self.position_string(),
+                legal=" ".join(self.legal_action_strings()),
+            )
+        )
 
     # ------------------------------------------------------------------ value semantics
     def __eq__(self, other: object) -> bool:

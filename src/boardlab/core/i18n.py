@@ -20,11 +20,11 @@ Placeholders are ``{name}`` fields filled with ``str.format`` after translation,
 translation may put them in any order. Notation (actions, position strings, option
 names) is data and never translated.
 
->>> from boardlab.core.i18n import _, ngettext, use_language
+>>> from boardlab.core.i18n import counted, pgettext, use_language
 >>> with use_language("de"):
-...     print(_("draw"), ngettext("{n} seed", "{n} seeds", 2).format(n=2))
+...     print(pgettext("result", "draw"), counted(2, "{n} seed", "{n} seeds"))
 Unentschieden 2 Bohnen
->>> print(_("draw"))
+>>> print(pgettext("result", "draw"))
 draw
 """
 
@@ -147,7 +147,7 @@ def _(message: str) -> str:
     return catalogue(language()).gettext(message)
 
 
-def N_(message: str) -> str:  # noqa: N802 - the conventional name of the marker
+def N_(message: str) -> str:
     """Mark ``message`` for the catalogue; translate it with ``_`` where it is shown."""
     return message
 

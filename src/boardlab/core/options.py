@@ -13,6 +13,7 @@ from typing import Any
 
 from boardlab.core.errors import OptionError
 from boardlab.core.fields import is_number
+from boardlab.core.i18n import _
 
 OptionValue = int | bool | str
 
@@ -23,6 +24,7 @@ class Option:
 
     name: str
     default: OptionValue
+    #: One line, marked with ``N_``: shown as ``_(option.description)``.
     description: str
     choices: tuple[str, ...] = ()
     low: int | None = None
@@ -37,11 +39,12 @@ class Option:
         return "choice"
 
     def allowed(self) -> str:
-        """What the option accepts, as a person would write it."""
+        """What the option accepts, as a person would write it (in the current language;
+        the values themselves are notation)."""
         if self.kind == "bool":
             return "true|false"
         if self.kind == "int":
-            return f"an integer from {self.low} to {self.high}"
+            return _("an integer from {low} to {high}").format(low=self.low, high=self.high)
         return "|".join(self.choices)
 
     def parse(self, text: str) -> OptionValue:
@@ -85,7 +88,9 @@ class Option:
 
     def _refuse(self, value: object) -> OptionError:
         return OptionError(
-            f"bad value {str(value)!r} for option {self.name!r}: expected {self.allowed()}"
+            _("bad value {value!r} for option {name!r}: expected {allowed}").format(
+                value=str(value), name=self.name, allowed=self.allowed()
+            )
         )
 
 
@@ -102,9 +107,12 @@ class OptionSchema:
         for option in self.options:
             if option.name == name:
                 return option
-        where = f" of {game}" if game else ""
         names = ", ".join(o.name for o in self.options)
-        raise OptionError(f"unknown option {name!r}{where}: the options are {names}")
+        if game:
+            message = _("unknown option {name!r} of {game}: the options are {names}")
+        else:
+            message = _("unknown option {name!r}: the options are {names}")
+        raise OptionError(message.format(name=name, game=game, names=names))
 
     def defaults(self) -> dict[str, OptionValue]:
         return {o.name: o.default for o in self.options}
@@ -123,7 +131,9 @@ class OptionSchema:
         for item in items:
             name, sep, text = item.partition("=")
             if not sep or not name.strip():
-                raise OptionError(f"malformed option {item!r}: expected key=value")
+                raise OptionError(
+                    _("malformed option {item!r}: expected key=value").format(item=item)
+                )
             option = self.get(name.strip(), game)
             values[option.name] = option.parse(text)
         return values

@@ -1,4 +1,4 @@
-"""perft: the number of action sequences of a given length (RULES.md section 0).
+"""perft: the number of action sequences of a given length (docs/engine.md).
 
 perft(p, 0) = 1; perft(p, d) = 0 if p is over; else the sum over the legal actions.
 Works on raw states through the game's unchecked fast path. Counts at depth 1 are the

@@ -34,6 +34,7 @@ from typing import Any
 from boardlab.core.errors import BoardlabError, InvalidNotationError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game, Outcome, Position
+from boardlab.core.i18n import N_, SOURCE, _, language, ngettext
 from boardlab.core.registry import new_game
 
 JSON_FORMAT = "boardlab-record"
@@ -65,10 +66,18 @@ class RecordError(InvalidNotationError):
     def __init__(
         self, message: str, line: int = 0, token: str = "", index: int | None = None
     ) -> None:
-        where = f"line {line}, " if line else ""
-        what = f"action {index} " if index is not None else ""
         shown = token if len(token) <= 60 else token[:57] + "..."  # a line, not a screenful
-        super().__init__(f"{where}{what}{shown!r}: {message}" if token else f"{where}{message}")
+        if not token:
+            text = _("line {line}, {message}") if line else "{message}"
+        elif line and index is not None:
+            text = _("line {line}, action {index} {token!r}: {message}")
+        elif line:
+            text = _("line {line}, {token!r}: {message}")
+        elif index is not None:
+            text = _("action {index} {token!r}: {message}")
+        else:
+            text = "{token!r}: {message}"
+        super().__init__(text.format(line=line, index=index, token=shown, message=message))
         self.line, self.token, self.index = line, token, index
 
 
@@ -95,7 +104,7 @@ class GameRecord:
         self.game = game
         self.start = start if start is not None else game.initial()
         if self.start.game != game:
-            raise BoardlabError("the start position belongs to another game or options")
+            raise BoardlabError(_("the start position belongs to another game or options"))
         self.actions: list[int] = []
         self.positions: list[Position[Any]] = [self.start]
         self.headers: dict[str, str] = dict(headers or {})
@@ -120,7 +129,11 @@ class GameRecord:
         """Play a legal action (int or action string) and return the new position; a
         ``comment`` is written after it."""
         if self.resigned is not None:
-            raise BoardlabError(f"the game is over: {self.game.players[self.resigned]} resigned")
+            raise BoardlabError(
+                _("the game is over: {player} resigned").format(
+                    player=_player_shown(self.game, self.resigned)
+                )
+            )
         current = self.position
         code = current.parse_action(action) if isinstance(action, str) else action
         after = current.play(code)
@@ -138,13 +151,24 @@ class GameRecord:
     def undo(self, count: int = 1) -> None:
         """Take back the last ``count`` actions."""
         if not 0 <= count <= len(self):
-            raise BoardlabError(f"cannot undo {count} actions: the record holds {len(self)}")
+            # English says "actions" for any count (as it always has); German needs both.
+            raise BoardlabError(
+                ngettext(
+                    "cannot undo {n} actions: the record holds {held}",
+                    "cannot undo {n} actions: the record holds {held}",
+                    count,
+                ).format(n=count, held=len(self))
+            )
         self.undo_to(len(self) - count)
 
     def undo_to(self, ply: int) -> None:
         """Go back to the position after the first ``ply`` actions (0: the start)."""
         if not 0 <= ply <= len(self):
-            raise BoardlabError(f"cannot go back to action {ply}: the record holds {len(self)}")
+            raise BoardlabError(
+                _("cannot go back to action {ply}: the record holds {held}").format(
+                    ply=ply, held=len(self)
+                )
+            )
         del self.actions[ply:]
         del self.positions[ply + 1 :]
         self.resigned = None
@@ -198,9 +222,11 @@ class GameRecord:
         """``player`` (by default the one to act) gives up the unfinished game, or loses
         it by ``forfeit``; ``why`` is written as a comment at that point."""
         if self.position.is_over():
-            raise BoardlabError("the game is already over")
+            raise BoardlabError(_("the game is already over"))
         if reason not in RESIGN_REASONS:
-            raise BoardlabError(f"unknown reason {reason!r}: expected resign or forfeit")
+            raise BoardlabError(
+                _("unknown reason {reason!r}: expected resign or forfeit").format(reason=reason)
+            )
         self.resigned = self.position.to_act if player is None else player
         self.resign_reason = reason
         if why:
@@ -248,8 +274,10 @@ class GameRecord:
         for name in headers:
             if not _TAG_NAME.fullmatch(name):
                 raise RecordError(
-                    f"header name {name!r} cannot be written: expected a letter, then "
-                    "letters, digits or _"
+                    _(
+                        "header name {name!r} cannot be written: expected a letter, then "
+                        "letters, digits or _"
+                    ).format(name=name)
                 )
         lines = [f'[{k} "{_escape(v)}"]' for k, v in headers.items()]
         words: list[str] = []
@@ -287,13 +315,13 @@ class GameRecord:
                     tag = _TAG.fullmatch(token)
                     if not tag:
                         raise RecordError(
-                            'malformed tag: expected [Name "value"]', line_number, token
+                            _('malformed tag: expected [Name "value"]'), line_number, token
                         )
                     headers[_tag_name(tag.group(1))] = _unescape(tag.group(2))
                 elif token.startswith("{"):
                     if not token.endswith("}"):
                         raise RecordError(
-                            "comment not closed with } on the same line", line_number, token
+                            _("comment not closed with } on the same line"), line_number, token
                         )
                     comments.append((len(moves), _unescape(token[1:-1].strip())))
                 elif token.startswith(";"):
@@ -307,18 +335,15 @@ class GameRecord:
         except RecordError:
             raise
         except BoardlabError as error:  # the Game, Options or Position tag
-            raise RecordError(f"in the tags: {error}") from None
+            raise RecordError(_("in the tags: {error}").format(error=error)) from None
         if len(moves) > record.game.max_actions + 1:  # the last word may be a result
-            raise RecordError(
-                f"{len(moves)} actions: more than a game of {record.game.id} under these "
-                f"options can have ({record.game.max_actions})"
-            )
+            raise RecordError(_too_long(len(moves), record.game))
         results_words = {*record.game.players, "draw", UNFINISHED}
         while moves and moves[-1][1].lower() in results_words:
             results.append(moves.pop())
         for index, (line_number, word) in enumerate(moves, 1):
             if word.lower() in results_words:
-                raise RecordError("a result may only end the record", line_number, word, index)
+                raise RecordError(_("a result may only end the record"), line_number, word, index)
             try:
                 record.play(word)
             except BoardlabError as error:
@@ -336,8 +361,9 @@ class GameRecord:
         if claimed != UNFINISHED and claimed != record.result():
             line_number = results[0][0] if results else 0
             raise RecordError(
-                f"the record claims the result {claimed!r} but its actions give "
-                f"{record.result()!r}",
+                _(
+                    "the record claims the result {claimed!r} but its actions give {result!r}"
+                ).format(claimed=claimed, result=record.result()),
                 line_number,
             )
         return record
@@ -352,10 +378,14 @@ class GameRecord:
     ) -> GameRecord:
         named = headers.get("Game")
         if game is None and named is None:
-            raise RecordError("the record has no Game tag: name the game")
+            raise RecordError(_("the record has no Game tag: name the game"))
         game_id = game.id if isinstance(game, Game) else game
         if named is not None and game_id is not None and named.strip().lower() != game_id:
-            raise RecordError(f"the record is a game of {named!r}, not {game_id!r}")
+            raise RecordError(
+                _("the record is a game of {named!r}, not {wanted!r}").format(
+                    named=named, wanted=game_id
+                )
+            )
         if isinstance(game, Game) and options is None and "Options" not in headers:
             chosen: Game[Any] = game
         else:
@@ -409,33 +439,45 @@ class GameRecord:
         agree with the record's game when given; ``options`` and ``start`` override the
         record's, as for the text format."""
         if not isinstance(data, Mapping) or data.get("format") != JSON_FORMAT:
-            raise RecordError(f'not a boardlab JSON record: expected "format": {JSON_FORMAT!r}')
+            raise RecordError(
+                _('not a boardlab JSON record: expected "format": {format!r}').format(
+                    format=JSON_FORMAT
+                )
+            )
         if data.get("version") != JSON_VERSION:
             raise RecordError(
-                f"unsupported record version {data.get('version')!r}: expected {JSON_VERSION}"
+                _("unsupported record version {version!r}: expected {expected}").format(
+                    version=data.get("version"), expected=JSON_VERSION
+                )
             )
-        named = _field(data, "game", str, "a game id")
+        named = _field(data, "game", str, N_("a game id"))
         wanted = game.id if isinstance(game, Game) else game
         if wanted is not None and named.strip().lower() != wanted.strip().lower():
-            raise RecordError(f"the record is a game of {named!r}, not {wanted!r}")
-        values = dict(_field(data, "options", dict, "an object of option values", {}))
+            raise RecordError(
+                _("the record is a game of {named!r}, not {wanted!r}").format(
+                    named=named, wanted=wanted
+                )
+            )
+        values = dict(_field(data, "options", dict, N_("an object of option values"), {}))
         if not all(isinstance(v, str | int | bool) for v in values.values()):
-            raise RecordError('"options" must map option names to strings, numbers or booleans')
+            raise RecordError(_('"options" must map option names to strings, numbers or booleans'))
         values.update(options or {})
         try:
             game = new_game(named, values)
         except BoardlabError as error:
-            raise RecordError(f'"game" and "options": {error}') from None
-        start = start or _field(data, "start", str, "a position string", None)
-        raw_headers = _field(data, "headers", dict, "an object of strings", {})
+            raise RecordError(_('"game" and "options": {error}').format(error=error)) from None
+        start = start or _field(data, "start", str, N_("a position string"), None)
+        raw_headers = _field(data, "headers", dict, N_("an object of strings"), {})
         if not all(isinstance(v, str | int | float) for v in raw_headers.values()):
-            raise RecordError('"headers" must map names to strings')
+            raise RecordError(_('"headers" must map names to strings'))
         headers = {str(k): str(v) for k, v in raw_headers.items()}
         for name in headers:
             if not _TAG_NAME.fullmatch(name):
                 raise RecordError(
-                    f'"headers": the name {name!r} is not a tag name (a letter, then letters, '
-                    "digits or _)"
+                    _(
+                        '"headers": the name {name!r} is not a tag name (a letter, then '
+                        "letters, digits or _)"
+                    ).format(name=name)
                 )
         for derived in ("Game", "Options", "Position", "Result", "Points", "Reason"):
             headers.pop(derived, None)
@@ -444,41 +486,48 @@ class GameRecord:
         except BoardlabError as error:
             raise RecordError(f'"start": {error}') from None
         record = cls(game, begin, headers)
-        actions = _field(data, "actions", list, "a list of action strings", [])
+        actions = _field(data, "actions", list, N_("a list of action strings"), [])
         if not all(isinstance(action, str) for action in actions):
-            raise RecordError('"actions" must be a list of action strings')
+            raise RecordError(_('"actions" must be a list of action strings'))
         if len(actions) > game.max_actions:
-            raise RecordError(
-                f"{len(actions)} actions: more than a game of {game.id} under these options "
-                f"can have ({game.max_actions})"
-            )
+            raise RecordError(_too_long(len(actions), game))
         for index, action in enumerate(actions, 1):
             try:
                 record.play(str(action))
             except BoardlabError as error:
                 raise RecordError(str(error), token=str(action), index=index) from None
-        for key, note in _field(data, "comments", dict, "an object of strings", {}).items():
+        for key, note in _field(data, "comments", dict, N_("an object of strings"), {}).items():
             if not isinstance(note, str):
-                raise RecordError(f"comment {key!r} is not a string")
+                raise RecordError(_("comment {key!r} is not a string").format(key=key))
             if not (str(key).isascii() and str(key).isdigit() and len(str(key)) <= 9) or int(
                 key
             ) > len(record):
-                raise RecordError(f"comment key {key!r} is not an action count 0-{len(record)}")
+                raise RecordError(
+                    _("comment key {key!r} is not an action count 0-{most}").format(
+                        key=key, most=len(record)
+                    )
+                )
             record.comments[int(key)] = str(note)
-        resigned = _field(data, "resigned", str, "a player's name or null", None)
+        resigned = _field(data, "resigned", str, N_("a player's name or null"), None)
         if resigned is not None:
             if resigned not in game.players or record.position.is_over():
-                raise RecordError(f"bad resignation {resigned!r}: not a player of an open game")
+                raise RecordError(
+                    _("bad resignation {resigned!r}: not a player of an open game").format(
+                        resigned=resigned
+                    )
+                )
             outcome = data.get("outcome")
             reason = outcome.get("reason") if isinstance(outcome, dict) else None
             record.resign(
                 game.players.index(resigned), "forfeit" if reason == "forfeit" else "resign"
             )
-        final = _field(data, "final", str, "a position string or null", None)
+        final = _field(data, "final", str, N_("a position string or null"), None)
         if final is not None and final != record.position.position_string():
             raise RecordError(
-                f"the record's final position {final!r} is not where its actions lead: "
-                f"{record.position.position_string()!r}"
+                _(
+                    "the record's final position {final!r} is not where its actions lead: "
+                    "{reached!r}"
+                ).format(final=final, reached=record.position.position_string())
             )
         return record
 
@@ -489,11 +538,13 @@ class GameRecord:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            raise RecordError(f"malformed JSON: {error.msg}", error.lineno) from None
+            raise RecordError(
+                _("malformed JSON: {error}").format(error=error.msg), error.lineno
+            ) from None
         except RecursionError:
-            raise RecordError("malformed JSON: nested too deeply for a record") from None
+            raise RecordError(_("malformed JSON: nested too deeply for a record")) from None
         except ValueError as error:  # a number too long to convert
-            raise RecordError(f"malformed JSON: {error}") from None
+            raise RecordError(_("malformed JSON: {error}").format(error=error)) from None
         return cls.from_dict(data, **kwargs)
 
     # ------------------------------------------------------------------ files
@@ -523,13 +574,31 @@ class GameRecord:
 
 def _field(data: Mapping[str, Any], name: str, kind: type, shown: str, default: Any = ...) -> Any:
     """``data[name]`` if it is a ``kind`` (None for a missing or null field with a
-    default), else a RecordError that names the field and what it should be."""
+    default), else a RecordError that names the field and what it should be (``shown``,
+    marked with ``N_``)."""
     value = data.get(name)
     if value is None and default is not ...:
         return default
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise RecordError(f'"{name}" must be {shown}, not {type(value).__name__} {value!r:.60}')
+        raise RecordError(
+            _('"{name}" must be {shown}, not {kind} {value!r:.60}').format(
+                name=name, shown=_(shown), kind=type(value).__name__, value=value
+            )
+        )
     return value
+
+
+def _too_long(count: int, game: Game[Any]) -> str:
+    """The error for a record of more actions than ``game`` allows."""
+    return _(
+        "{count} actions: more than a game of {game} under these options can have ({most})"
+    ).format(count=count, game=game.id, most=game.max_actions)
+
+
+def _player_shown(game: Game[Any], player: int) -> str:
+    """A player in an error message: the record's name (``red``) in English, as these
+    messages have always said it, the translated name (``Rot``) in another language."""
+    return game.players[player] if language() == SOURCE else game.player_name(player)
 
 
 def read_record_text(stream: Any, name: str) -> str:
@@ -538,7 +607,9 @@ def read_record_text(stream: Any, name: str) -> str:
     data = stream.read(MAX_RECORD_BYTES + 1)
     if len(data) > MAX_RECORD_BYTES:
         raise RecordError(
-            f"{name} is larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB: not a game record"
+            _("{name} is larger than {size} MB: not a game record").format(
+                name=name, size=MAX_RECORD_BYTES // (1024 * 1024)
+            )
         )
     if isinstance(data, str):
         return data
@@ -546,8 +617,9 @@ def read_record_text(stream: Any, name: str) -> str:
         return str(data.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise RecordError(
-            f"{name} is not UTF-8 text (byte {data[error.start]:#04x} at offset "
-            f"{error.start}): not a game record"
+            _(
+                "{name} is not UTF-8 text (byte {byte:#04x} at offset {offset}): not a game record"
+            ).format(name=name, byte=data[error.start], offset=error.start)
         ) from None
 
 

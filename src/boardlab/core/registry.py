@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from boardlab.core.errors import UnknownGameError
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 
 _GAMES: dict[str, type[Game[Any]]] = {}
 
@@ -34,7 +35,9 @@ def game_class(game_id: str) -> type[Game[Any]]:
         return _GAMES[game_id.strip().lower()]
     except KeyError:
         known = ", ".join(_GAMES)
-        raise UnknownGameError(f"unknown game {game_id!r}: the games are {known}") from None
+        raise UnknownGameError(
+            _("unknown game {game!r}: the games are {known}").format(game=game_id, known=known)
+        ) from None
 
 
 def new_game(game_id: str, options: Mapping[str, Any] | None = None, **kwargs: Any) -> Game[Any]:

@@ -25,6 +25,7 @@ from typing import Any
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 from boardlab.core.perft import Counter
 from boardlab.core.perft import perft as python_perft  # boardlab.fast.perft is a module
 from boardlab.extras import has, import_extra
@@ -44,7 +45,9 @@ def perft_counter(game: Game[Any], depth: int, engine: str = "auto") -> Counter:
     if not compiled:
         return python_perft
     if game.kernel is None:
-        raise BoardlabError(f"{game.name} has no compiled kernel: use --engine python")
+        raise BoardlabError(
+            _("{game} has no compiled kernel: use --engine python").format(game=game.name)
+        )
     compiled_perft = import_extra("boardlab.fast.perft", "--engine compiled").compiled_perft
 
     def count(position: Position[Any], d: int) -> int:

@@ -27,6 +27,7 @@ from numba import njit, uint64
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 from boardlab.fast.batch import kernel_for
 from boardlab.fast.specialise import specialised
 
@@ -352,7 +353,7 @@ class CompiledAlphaBeta:
         root = kernel.encode(game, state)
         count = int(kernel.legal(root, p, self.buffer))
         if count == 0:
-            raise BoardlabError("no action to search: the game is over")
+            raise BoardlabError(_("no action to search: the game is over"))
         actions = [int(a) for a in self.buffer[:count]]
         rng.shuffle(actions)  # ties among equal actions are broken by the seed
         self._compile()

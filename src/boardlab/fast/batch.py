@@ -16,6 +16,7 @@ from numba import njit, prange
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 from boardlab.fast import rng
 from boardlab.fast.specialise import specialised
 
@@ -25,7 +26,9 @@ FIRST_WINS, SECOND_WINS, DRAWS, ACTIONS, ACTIONS_SQUARED = range(5)
 def kernel_for(game: Game[Any]) -> ModuleType:
     """The compiled kernel module a game declares (``Game.kernel``)."""
     if game.kernel is None:
-        raise BoardlabError(f"{game.name} has no compiled kernel: use the Python agents")
+        raise BoardlabError(
+            _("{game} has no compiled kernel: use the Python agents").format(game=game.name)
+        )
     return importlib.import_module(game.kernel)
 
 
@@ -34,7 +37,7 @@ def _run(
     playout: Any, start: np.ndarray, p: np.ndarray, g: np.ndarray, count: int, stats: np.ndarray
 ) -> None:
     s = start.copy()
-    for _ in range(count):
+    for _game in range(count):
         s[:] = start
         result, actions = playout(s, p, g)
         stats[result] += 1
@@ -55,7 +58,7 @@ def _run_parallel(
     for chunk in prange(chunks):
         share = count // chunks + (1 if chunk < count % chunks else 0)
         s = start.copy()
-        for _ in range(share):
+        for _game in range(share):
             s[:] = start
             result, actions = playout(s, p, generators[chunk])
             stats[chunk, result] += 1

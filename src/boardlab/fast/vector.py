@@ -25,6 +25,7 @@ from numba import njit, prange
 
 from boardlab.core.errors import IllegalActionError
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 from boardlab.fast import rng
 from boardlab.fast.batch import kernel_for
 from boardlab.fast.specialise import specialised
@@ -114,7 +115,7 @@ class Batch:
 
     def __init__(self, game: Game[Any], n: int, seed: int = 0, threads: int = 1) -> None:
         if n < 1:
-            raise ValueError(f"a batch needs at least 1 game, got {n}")
+            raise ValueError(_("a batch needs at least 1 game, got {n}").format(n=n))
         kernel = kernel_for(game)
         self.game, self.n, self.threads = game, n, max(1, min(threads, n))
         self.p = kernel.params(game)
@@ -147,16 +148,24 @@ class Batch:
         actions = np.asarray(actions)
         if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(
-                f"expected {self.n} integer actions, one a game, got an array of shape "
-                f"{actions.shape} and type {actions.dtype}"
+                _(
+                    "expected {n} integer actions, one a game, got an array of shape {shape} "
+                    "and type {dtype}"
+                ).format(n=self.n, shape=actions.shape, dtype=actions.dtype)
             )
         actions = actions.astype(np.int64, copy=False)
         bad, count = _illegal(self.masks, actions)
         if bad >= 0:
             raise IllegalActionError(
-                f"illegal action {int(actions[bad])} in game {bad} of the batch "
-                f"({count} illegal in all); its legal actions are "
-                f"{', '.join(map(str, self.legal_a[bad, : self.legal_n[bad]]))}"
+                _(
+                    "illegal action {action} in game {index} of the batch ({count} illegal in "
+                    "all); its legal actions are {legal}"
+                ).format(
+                    action=int(actions[bad]),
+                    index=bad,
+                    count=count,
+                    legal=", ".join(map(str, self.legal_a[bad, : self.legal_n[bad]])),
+                )
             )
         self._run(actions)
 

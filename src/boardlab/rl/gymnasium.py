@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 from boardlab.ai import make_agent
 from boardlab.core.errors import BoardlabError, IllegalActionError
 from boardlab.core.game import Position
+from boardlab.core.i18n import _
 from boardlab.core.registry import game_class, game_ids, new_game
 from boardlab.extras import import_extra
 from boardlab.rl.rendering import RENDER_MODES, check_render_mode, render
@@ -80,9 +81,11 @@ class BoardlabEnv(gymnasium.Env):  # type: ignore[misc,name-defined]
     ) -> None:
         self.game = new_game(game, options)
         if seat not in SEATS:
-            raise ValueError(f"seat {seat!r}: expected 0, 1 or 'random'")
+            raise ValueError(_("seat {seat!r}: expected 0, 1 or 'random'").format(seat=seat))
         if illegal not in ILLEGAL:
-            raise ValueError(f"illegal={illegal!r}: expected 'lose' or 'raise'")
+            raise ValueError(
+                _("illegal={illegal!r}: expected 'lose' or 'raise'").format(illegal=illegal)
+            )
         check_render_mode(render_mode)
         make_agent(opponent, game=self.game).check(self.game)  # a bad spec fails here
         self.opponent_spec, self.seat_choice, self.illegal = opponent, seat, illegal
@@ -108,9 +111,13 @@ class BoardlabEnv(gymnasium.Env):  # type: ignore[misc,name-defined]
         self.opponent = make_agent(self.opponent_spec, seed=seed_of_opponent, game=game)
         self._opponent_plays()
         if self.position.is_over():
-            raise ValueError(
-                f"the game is over before the learner acts (from {start or 'the start'!r})"
-            )
+            if start:
+                raise ValueError(
+                    _("the game is over before the learner acts (from {start!r})").format(
+                        start=start
+                    )
+                )
+            raise ValueError(_("the game is over before the learner acts (from 'the start')"))
         self.over = False
         if self.render_mode == "human":
             self.render()
@@ -118,14 +125,15 @@ class BoardlabEnv(gymnasium.Env):  # type: ignore[misc,name-defined]
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self.over:
-            raise BoardlabError("the game is over: call reset() to play another")
+            raise BoardlabError(_("the game is over: call reset() to play another"))
         legal = self.position.legal_actions()
         if int(action) not in legal:
             if self.illegal == "raise":
                 shown = ", ".join(self.position.legal_action_strings())
                 raise IllegalActionError(
-                    f"illegal action {action!r}: the legal actions are "
-                    f"{', '.join(map(str, legal))} ({shown})"
+                    _("illegal action {action!r}: the legal actions are {legal} ({shown})").format(
+                        action=action, legal=", ".join(map(str, legal)), shown=shown
+                    )
                 )
             self.over = True
             info = {**self._info(), "illegal_action": True}

@@ -34,6 +34,7 @@ from typing import Any
 
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 from boardlab.core.registry import game_class, game_ids, new_game
 from boardlab.extras import import_extra
 
@@ -174,7 +175,9 @@ def _classes() -> Any:
             try:
                 game = game_class(game_id)(dict(params or {}))
             except BoardlabError as error:
-                raise OptionError(f"{short_name(game_id)}: {error}") from None
+                raise OptionError(
+                    _("{game}: {error}").format(game=short_name(game_id), error=error)
+                ) from None
             info = pyspiel.GameInfo(
                 num_distinct_actions=game.num_actions,
                 max_chance_outcomes=0,
@@ -195,8 +198,9 @@ def _classes() -> Any:
                 return OpenSpielState(self, self.start)
             if not isinstance(position, str):
                 raise TypeError(
-                    f"{short_name(self.boardlab_game.id)}: a state is made from a position "
-                    f"string, not from {type(position).__name__}"
+                    _("{game}: a state is made from a position string, not from {kind}").format(
+                        game=short_name(self.boardlab_game.id), kind=type(position).__name__
+                    )
                 )
             game = self.boardlab_game
             return OpenSpielState(self, _Node(game, game.parse_state(position)))
@@ -259,8 +263,9 @@ def _classes() -> Any:
         def __init__(self, game: OpenSpielGame, params: dict[str, Any] | None) -> None:
             if params:
                 raise ValueError(
-                    f"{short_name(game.boardlab_game.id)}: observation parameters are not "
-                    f"supported; got {params}"
+                    _("{game}: observation parameters are not supported; got {params}").format(
+                        game=short_name(game.boardlab_game.id), params=params
+                    )
                 )
             self.game = game.boardlab_game
             self.tensor = np.zeros(game.tensor_size, np.float32)

@@ -30,6 +30,7 @@ from typing import Any
 
 from boardlab.core.errors import IllegalActionError
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
 from boardlab.core.registry import new_game
 from boardlab.extras import import_extra
 from boardlab.rl.rendering import RENDER_MODES, check_render_mode, render
@@ -94,7 +95,9 @@ class BoardlabAEC(_pettingzoo.AECEnv):  # type: ignore[misc,name-defined]
         start = (options or {}).get("position")
         position = self.game.initial() if start is None else self.game.from_position_string(start)
         if position.is_over():
-            raise ValueError(f"the game is already over in the position {start!r}")
+            raise ValueError(
+                _("the game is already over in the position {start!r}").format(start=start)
+            )
         if seed is not None:
             for k, agent in enumerate(self.possible_agents):
                 self.action_spaces[agent].seed(seed + k)
@@ -131,9 +134,14 @@ class BoardlabAEC(_pettingzoo.AECEnv):  # type: ignore[misc,name-defined]
         legal = self.position.legal_actions()
         if action is None or int(action) not in legal:
             raise IllegalActionError(
-                f"illegal action {action!r} for {agent}: the legal actions are "
-                f"{', '.join(str(a) for a in legal)} "
-                f"({', '.join(self.position.legal_action_strings())})"
+                _(
+                    "illegal action {action!r} for {agent}: the legal actions are {legal} ({shown})"
+                ).format(
+                    action=action,
+                    agent=agent,
+                    legal=", ".join(str(a) for a in legal),
+                    shown=", ".join(self.position.legal_action_strings()),
+                )
             )
         self.position = self.position.play(int(action))
         self.rewards = dict.fromkeys(self.agents, 0.0)

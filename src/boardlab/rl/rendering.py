@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from boardlab.core.game import Position
+from boardlab.core.i18n import _
 from boardlab.extras import import_extra
 
 RENDER_MODES = ("ansi", "human")
@@ -14,8 +15,9 @@ RENDER_MODES = ("ansi", "human")
 def check_render_mode(render_mode: str | None) -> None:
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ValueError(
-            f"unknown render_mode {render_mode!r}: expected one of {', '.join(RENDER_MODES)}"
-            " or None"
+            _("unknown render_mode {mode!r}: expected one of {choices} or None").format(
+                mode=render_mode, choices=", ".join(RENDER_MODES)
+            )
         )
 
 

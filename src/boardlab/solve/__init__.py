@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 from boardlab.extras import import_extra
 
 #: ``progress(label, unit)``: a context giving ``update(done, total)`` (a progress bar).
@@ -44,7 +45,7 @@ class Solver(ABC):
     """Exact values of a game's positions: the final point difference for the player to
     act under perfect play, for every legal action."""
 
-    #: What the table covers, in a few words for help texts.
+    #: What the table covers, in a few words for help texts (marked with ``N_``).
     covers: ClassVar[str]
     #: True if there are no exact values without a table (the game is solved whole);
     #: False if the solver also searches where no table is built (endgames).
@@ -71,8 +72,8 @@ class Solver(ABC):
         """Every legal action's exact value, or None where the solver does not reach."""
 
     def unreached(self, state: Any) -> str:
-        """Why ``state`` has no exact value, for a person."""
-        return "the position lies beyond the solver's reach"
+        """Why ``state`` has no exact value, for a person (in the current language)."""
+        return _("the position lies beyond the solver's reach")
 
     @classmethod
     def start_value(cls, game: Game[Any]) -> int | None:
@@ -95,10 +96,9 @@ def solver_class(game: Game[Any]) -> type[Solver] | None:
     need the ``fast`` extra: without it, a BoardlabError says what to install."""
     if game.solver is None:
         return None
-    module, _, name = game.solver.partition(":")
-    found: type[Solver] = getattr(
-        import_extra(module, f"{game.name}'s exact play", "the solvers"), name
-    )
+    module, _sep, name = game.solver.partition(":")
+    needed_by = _("{game}'s exact play").format(game=game.name)
+    found: type[Solver] = getattr(import_extra(module, needed_by, _("the solvers")), name)
     return found
 
 
@@ -111,7 +111,7 @@ def open_solver(game: Game[Any]) -> Solver:
 
     cls = solver_class(game)
     if cls is None:
-        raise BoardlabError(f"{game.name} has no solver")
+        raise BoardlabError(_("{game} has no solver").format(game=game.name))
     key = (game, str(table_dir()))
     if key not in _OPEN:
         _OPEN[key] = cls.open(game)
@@ -170,18 +170,19 @@ def ensure_table(
     progress: Progress,
 ) -> dict[str, Any]:
     """Build the table at ``path`` unless it exists (or ``rebuild``), check its checksum
-    if asked; its header."""
+    if asked; its header. ``label`` and ``unit`` are shown on the progress bar: the
+    caller passes them in the current language."""
     from boardlab.solve.tables import read_table
 
     if request.rebuild or not path.exists():
-        print(f"building {path} ...", flush=True)
+        print(_("building {path} ...").format(path=path), flush=True)
         with progress(label, unit) as update:
             build(path, update)
     table = read_table(path)
     if request.verify:
-        with progress("checksum", "bytes") as update:
+        with progress(_("checksum"), _("bytes")) as update:
             table.verify(update)
-        print("checksum verified")
+        print(_("checksum verified"))
     return table.header
 
 

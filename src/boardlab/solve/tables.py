@@ -21,6 +21,7 @@ import numpy as np
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import atomic_file
+from boardlab.core.i18n import _
 
 MAGIC = b"BOARDLAB-TABLE 1\n"
 HEADER_SIZE = 4096
@@ -54,8 +55,12 @@ class Table:
         for key, value in expect.items():
             if self.header.get(key) != value:
                 raise TableError(
-                    f"table {self.path} was built for {key}={_shown(self.header.get(key))}, "
-                    f"not {_shown(value)}"
+                    _("table {path} was built for {key}={built}, not {wanted}").format(
+                        path=self.path,
+                        key=key,
+                        built=_shown(self.header.get(key)),
+                        wanted=_shown(value),
+                    )
                 )
 
     def verify(self, progress: Callable[[int, int], None] | None = None) -> None:
@@ -63,8 +68,10 @@ class Table:
         digest = _digest(self.values, progress)
         if digest != self.header["sha256"]:
             raise TableError(
-                f"table {self.path} is damaged: its data hashes to {digest[:16]}..., the "
-                f"header says {self.header['sha256'][:16]}...; build it again"
+                _(
+                    "table {path} is damaged: its data hashes to {digest}..., the header "
+                    "says {expected}...; build it again"
+                ).format(path=self.path, digest=digest[:16], expected=self.header["sha256"][:16])
             )
 
 
@@ -86,7 +93,11 @@ def write_table(
     full = {**header, "entries": int(flat.size), "sha256": _digest(flat)}
     block = MAGIC + json.dumps(full, sort_keys=True).encode() + b"\n"
     if len(block) > HEADER_SIZE:
-        raise TableError(f"table header too long ({len(block)} bytes, at most {HEADER_SIZE})")
+        raise TableError(
+            _("table header too long ({size} bytes, at most {most})").format(
+                size=len(block), most=HEADER_SIZE
+            )
+        )
     with atomic_file(path) as out:
         out.write(block.ljust(HEADER_SIZE, b" "))
         raw = flat.view(np.uint8)
@@ -106,18 +117,24 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
         with source.open("rb") as handle:
             block = handle.read(HEADER_SIZE)
     except FileNotFoundError:
-        raise TableError(f"no table at {source}") from None
+        raise TableError(_("no table at {path}").format(path=source)) from None
     if not block.startswith(MAGIC):
-        raise TableError(f"{source} is not a boardlab table (it does not start with {MAGIC!r})")
+        raise TableError(
+            _("{path} is not a boardlab table (it does not start with {magic!r})").format(
+                path=source, magic=MAGIC
+            )
+        )
     try:
         header: dict[str, Any] = json.loads(block[len(MAGIC) :].split(b"\n", 1)[0])
     except ValueError:
-        raise TableError(f"{source} has a damaged header") from None
+        raise TableError(_("{path} has a damaged header").format(path=source)) from None
     expected = HEADER_SIZE + int(header.get("entries", -1))
     if source.stat().st_size != expected:
         raise TableError(
-            f"{source} is truncated or damaged: {source.stat().st_size} bytes, the header "
-            f"promises {expected}; build it again"
+            _(
+                "{path} is truncated or damaged: {size} bytes, the header promises "
+                "{expected}; build it again"
+            ).format(path=source, size=source.stat().st_size, expected=expected)
         )
     return header
 

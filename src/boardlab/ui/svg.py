@@ -6,7 +6,7 @@ Squares, pits, stores and rows become shapes; pieces of a player are discs in hi
 place carries ``data-place`` with its name, the name actions use, so a page turns clicks
 into actions with ``Game.action_parts``; the places the last turn touched are marked and
 chosen places (the targets of a selected piece) get a dot. Each place has a ``<title>``
-that says what stands on it, for screen readers and tooltips.
+that says what stands on it, for screen readers and tooltips, in the current language.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from boardlab.core.board import Board, Place
 from boardlab.core.game import Game
+from boardlab.core.i18n import SOURCE, _, language, pgettext
 
 CELL = 56  # the height of a grid line, and the least width of a column
 PIECE_GAP = 16  # the distance between the discs of a row's pieces
@@ -52,10 +53,11 @@ def board_svg(
     widths = column_widths(board)
     left = [sum(widths[:x]) for x in range(board.width + 1)]
     height = CELL * board.height
+    label = title or _("{game} board").format(game=game.name)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {left[-1]} {height}" '
         f'width="{left[-1]}" height="{height}" role="img" class="board" '
-        f"aria-label={quoteattr(title or game.name + ' board')}>",
+        f"aria-label={quoteattr(label)}>",
         "<style>text{font-family:sans-serif;text-anchor:middle;dominant-baseline:central}"
         ".label{fill:#666;font-size:15px}.count{font-size:20px;font-weight:bold}</style>",
     ]
@@ -132,14 +134,43 @@ def _disc(game: Game[Any], owner: int | None, cx: float, cy: float, r: float) ->
 
 
 def describe(game: Game[Any], place: Place) -> str:
-    """What a person hears for a place: ``d4: red koi``, ``s3: 7 seeds``, ``4: empty``."""
+    """What a person hears for a place: ``d4: red koi``, ``s3: 7 seeds``, ``4: empty``
+    (``d4: Koi von Rot``, ``s3: 7 Bohnen``, ``4: leer``)."""
     if place.blocked:
-        return f"{place.name}: blocked"
+        blocked = pgettext("place", "blocked")
+        return f"{place.name}: {blocked}"
     things = []
     for piece in place.pieces:
         if piece.count == 0:
             continue
-        whose = "" if piece.owner is None else game.players[piece.owner] + " "
-        noun = piece.kind if piece.count == 1 else piece.kind + "s"
-        things.append(f"{piece.count} {whose}{noun}" if piece.count != 1 else f"{whose}{noun}")
-    return f"{place.name}: {', '.join(things) or 'empty'}"
+        noun = piece_words(piece.kind, piece.count)
+        if piece.owner is None:
+            things.append(noun if piece.count == 1 else f"{piece.count} {noun}")
+            continue
+        whose = owner_words(game, piece.owner)
+        if piece.count == 1:
+            things.append(_("{player} {piece}").format(player=whose, piece=noun))
+        else:
+            thing = _("{count} {player} {pieces}")
+            things.append(thing.format(count=piece.count, player=whose, pieces=noun))
+    said = ", ".join(things) or pgettext("place", "empty")
+    return f"{place.name}: {said}"
+
+
+def piece_words(kind: str, count: int) -> str:
+    """A kind of piece in words, for one (``count`` 1) or more, in the current language; a
+    kind no game here has yet reads as its name (``kind`` + ``s``)."""
+    words = {
+        "koi": (pgettext("piece", "koi"), pgettext("pieces", "koi")),
+        "stone": (pgettext("piece", "stone"), pgettext("pieces", "stones")),
+        "seed": (pgettext("piece", "seed"), pgettext("pieces", "seeds")),
+        "piece": (pgettext("piece", "piece"), pgettext("pieces", "pieces")),
+    }.get(kind, (kind, kind + "s"))
+    return words[0] if count == 1 else words[1]
+
+
+def owner_words(game: Game[Any], player: int) -> str:
+    """Whose pieces they are: in English the player's colour as an adjective, as the
+    records write it (``red koi``); in another language the translated name, which its
+    phrase places (``Koi von Rot``)."""
+    return game.players[player] if language() == SOURCE else game.player_name(player)

@@ -21,15 +21,17 @@ from typing import Any
 
 from rich.console import Console
 
-from boardlab.ai import DEFAULT_LEVEL, Agent, make_agent
+from boardlab.ai import DEFAULT_LEVEL, Agent, level_name, make_agent
 from boardlab.core.errors import BoardlabError, InvalidNotationError
 from boardlab.core.files import games_dir
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import N_, _, counted, pgettext
 from boardlab.core.record import GameRecord, add_action_token
 from boardlab.ui.narrate import explain
 from boardlab.ui.views import view
 
-HELP = """\
+#: The commands, shown by ``help`` (translated there); the command words stay English.
+HELP = N_("""\
 Type an action, several actions of your turn at once, or the number of an action from
 `moves`. Commands:
   moves          the legal actions, numbered
@@ -40,7 +42,7 @@ Type an action, several actions of your turn at once, or the number of an action
   rules          the rules in brief and the options of this game
   resign         give up this game
   quit           leave (an unfinished game is saved first)
-  help           this text"""
+  help           this text""")
 
 
 class Quit(Exception):
@@ -77,7 +79,9 @@ def seat_specs(game: Game[Any], given: Mapping[str, str | None]) -> list[str]:
     strays = [name for name, spec in given.items() if spec is not None and name not in players]
     if strays:
         raise BoardlabError(
-            f"--{strays[0]} is not a player of {game.id}: the players are {' and '.join(players)}"
+            _("--{flag} is not a player of {game}: the players are {first} and {second}").format(
+                flag=strays[0], game=game.id, first=players[0], second=players[1]
+            )
         )
     chosen = [given.get(name) for name in players]
     if chosen == [None, None]:
@@ -141,21 +145,21 @@ class TerminalGame:
                     continue
                 seat = self.seats[self.position.to_act]
                 if seat.agent is not None:
-                    self.agent_turn(seat.agent, seat.label)
+                    self.agent_turn(seat.agent, level_name(seat.label))
                 else:
                     self.read_and_act()
         except Quit:
-            self.save_unfinished("You left")
+            self.save_unfinished(_("You left"))
             return 0
         except EOFError:
             self.console.print()
-            self.save_unfinished("Input closed")
+            self.save_unfinished(_("Input closed"))
             return 0
         except KeyboardInterrupt:
             if threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C waits
             self.console.print()
-            self.save_unfinished("Interrupted")
+            self.save_unfinished(_("Interrupted"))
             return 130
 
     def read(self, prompt: str) -> str:
@@ -166,14 +170,16 @@ class TerminalGame:
 
     def prompt(self) -> str:
         position = self.position
-        return f"{position.player.capitalize()}, {position.game.due(position.state)}> "
+        return (
+            f"{position.game.player_name(position.to_act)}, {position.game.due(position.state)}> "
+        )
 
     # ------------------------------------------------------------------ people
     def read_and_act(self) -> None:
         line = self.read(self.prompt()).strip()
         if not line:
             return
-        command, _, argument = line.partition(" ")
+        command, _space, argument = line.partition(" ")
         handler = {
             "help": self.cmd_help,
             "?": self.cmd_help,
@@ -194,7 +200,7 @@ class TerminalGame:
             actions = self.resolve(line)
         except BoardlabError as error:
             self.console.print(f"{error}", markup=False, highlight=False)
-            self.console.print("Type `moves` for the legal actions or `help`.", markup=False)
+            self.console.print(_("Type `moves` for the legal actions or `help`."), markup=False)
             return
         self.play(actions)
 
@@ -204,9 +210,9 @@ class TerminalGame:
         position, actions = self.position, []
         for word in self.tokens(line):
             if position.is_over():
-                raise BoardlabError(f"{word!r}: the game is over before it")
+                raise BoardlabError(_("{word!r}: the game is over before it").format(word=word))
             if not self.seats[position.to_act].human:
-                raise BoardlabError(f"{word!r}: it is not your turn then")
+                raise BoardlabError(_("{word!r}: it is not your turn then").format(word=word))
             action = self.action_from(position, word)
             actions.append(action)
             position = position.play(action)
@@ -217,7 +223,7 @@ class TerminalGame:
         words: list[tuple[int, str]] = []
         for word in line.replace(",", " ").split():
             add_action_token(words, 1, word)
-        return [word for _, word in words]
+        return [word for _number, word in words]
 
     @staticmethod
     def numbers_are_actions(position: Position[Any]) -> bool:
@@ -242,7 +248,11 @@ class TerminalGame:
                 raise
         legal = position.legal_actions()
         if len(word) > 4 or not 1 <= int(word) <= len(legal):
-            raise BoardlabError(f"no action number {word}: the actions are 1-{len(legal)}")
+            raise BoardlabError(
+                _("no action number {word}: the actions are 1-{count}").format(
+                    word=word, count=len(legal)
+                )
+            )
         return legal[int(word) - 1]
 
     def play(self, actions: list[int]) -> None:
@@ -266,19 +276,24 @@ class TerminalGame:
     def agent_turn(self, agent: Agent, label: str) -> None:
         """The agent plays its whole turn; it is shown once, then explained."""
         first = self.position
+        player = first.game.player_name(first.to_act)
         started = time.perf_counter()
         played: list[tuple[Position[Any], int, Position[Any]]] = []
         while not self.record.is_over() and self.position.to_act == first.to_act:
             before = self.position
-            with self.thinking(agent, f"{first.player.capitalize()} ({label}) is thinking"):
+            doing = _("{player} ({agent}) is thinking").format(player=player, agent=label)
+            with self.thinking(agent, doing):
                 choice = agent.choose(before)
             action = choice.action
             played.append((before, action, self.record.play(action, choice.comment)))
         seconds = time.perf_counter() - started
-        words = " ".join(before.action_string(action) for before, action, _ in played)
-        took = f"  ({seconds:.1f} s)" if seconds >= 0.5 else ""
+        words = " ".join(before.action_string(action) for before, action, _after in played)
+        if seconds >= 0.5:
+            plays = _("{player} ({agent}) plays {actions}  ({seconds:.1f} s)")
+        else:
+            plays = _("{player} ({agent}) plays {actions}")
         self.console.print(
-            f"{first.player.capitalize()} ({label}) plays {words}{took}",
+            plays.format(player=player, agent=label, actions=words, seconds=seconds),
             markup=False,
             highlight=False,
         )
@@ -295,8 +310,11 @@ class TerminalGame:
         """A spinner with what is going on, shown on a terminal once an agent takes more
         than half a second (saying so when it first compiles its search), gone after."""
         warming = self.warming.get(id(agent))
-        why = " (compiling the search, once)" if warming and warming.is_alive() else ""
-        status = self.console.status(f"{doing}...{why}", spinner="dots")
+        if warming and warming.is_alive():
+            shown = _("{doing}... (compiling the search, once)").format(doing=doing)
+        else:
+            shown = f"{doing}..."
+        status = self.console.status(shown, spinner="dots")
         done, lock = threading.Event(), threading.Lock()
 
         def show() -> None:
@@ -317,48 +335,57 @@ class TerminalGame:
                 status.stop()
 
     # ------------------------------------------------------------------ commands
-    def cmd_help(self, _: str) -> None:
-        self.console.print(HELP, markup=False, highlight=False)
+    def cmd_help(self, argument: str) -> None:
+        self.console.print(_(HELP), markup=False, highlight=False)
         if self.position.game.input_hint:
-            self.console.print(self.position.game.input_hint, markup=False, highlight=False)
+            self.console.print(_(self.position.game.input_hint), markup=False, highlight=False)
 
-    def cmd_moves(self, _: str) -> None:
+    def cmd_moves(self, argument: str) -> None:
         strings = self.position.legal_action_strings()
         if self.numbers_are_actions(self.position):
-            self.console.print(f"Legal: {'  '.join(strings)}", markup=False, highlight=False)
-            return
-        items = [f"{n}. {s}" for n, s in enumerate(strings, 1)]
-        self.console.print("Legal: " + "  ".join(items), markup=False, highlight=False)
+            items = strings
+        else:
+            items = [f"{n}. {s}" for n, s in enumerate(strings, 1)]
+        legal = _("Legal: {actions}").format(actions="  ".join(items))
+        self.console.print(legal, markup=False, highlight=False)
 
-    def cmd_hint(self, _: str) -> None:
+    def cmd_hint(self, argument: str) -> None:
         position = self.position
-        with self.thinking(self.hint_agent, "Looking for a hint"):
+        with self.thinking(self.hint_agent, _("Looking for a hint")):
             choice = self.hint_agent.choose(position)
         self.hint_agent.reset()
         value = choice.value if choice.value is not None else 0.0
         chance = round(50 * (value + 1))
         line = " ".join(position.line_strings(choice.pv[:8]))
+        hint = _(
+            "Hint: {action} (evaluation {value:+.2f} for {player}, about {chance}% expected; "
+            "line: {line})"
+        )
         self.console.print(
-            f"Hint: {position.action_string(choice.action)} "
-            f"(evaluation {value:+.2f} for {position.player.capitalize()}, "
-            f"about {chance}% expected; line: {line})",
+            hint.format(
+                action=position.action_string(choice.action),
+                value=value,
+                player=position.game.player_name(position.to_act),
+                chance=chance,
+                line=line,
+            ),
             markup=False,
             highlight=False,
         )
 
-    def cmd_undo(self, _: str) -> None:
+    def cmd_undo(self, argument: str) -> None:
         """Back to the start of the latest turn a person has played (any agent replies
         after it go too)."""
         record = self.record
         if record.resigned is not None:
             record.resigned = None
             self.keep()
-            self.console.print("Took back the resignation.")
+            self.console.print(_("Took back the resignation."))
             self.show()
             return
         start = record.turn_start(lambda player: self.seats[player].human)
         if start is None:
-            self.console.print("Nothing to undo.")
+            self.console.print(_("Nothing to undo."))
             return
         taken = len(record) - start
         record.undo_to(start)
@@ -366,46 +393,59 @@ class TerminalGame:
             if seat.agent is not None:
                 seat.agent.reset()
         self.keep()
-        self.console.print(f"Took back {taken} action{'s' * (taken != 1)}.")
+        self.console.print(counted(taken, "Took back {n} action.", "Took back {n} actions."))
         self.show()
 
     def cmd_save(self, argument: str) -> None:
         try:
             path = self.record.save(argument or self.default_path())
         except (OSError, ValueError) as error:
-            self.console.print(f"Could not save: {reason(error)}", markup=False, highlight=False)
+            self.console.print(
+                _("Could not save: {reason}").format(reason=reason(error)),
+                markup=False,
+                highlight=False,
+            )
             return
         self.saved_length = len(self.record)
-        self.console.print(f"Saved to {path}", markup=False, highlight=False)
+        self.console.print(_("Saved to {path}").format(path=path), markup=False, highlight=False)
 
-    def cmd_board(self, _: str) -> None:
+    def cmd_board(self, argument: str) -> None:
         self.show()
 
-    def cmd_rules(self, _: str) -> None:
+    def cmd_rules(self, argument: str) -> None:
         game = self.position.game
         self.console.print(game.rules_in_brief(), markup=False, highlight=False)
-        options = " ".join(game.option_assignments()) or "all defaults"
-        self.console.print(f"Options of this game: {options}", markup=False, highlight=False)
+        options = " ".join(game.option_assignments()) or _("all defaults")
+        self.console.print(
+            _("Options of this game: {options}").format(options=options),
+            markup=False,
+            highlight=False,
+        )
 
-    def cmd_resign(self, _: str) -> None:
-        self.console.print(f"{self.position.player.capitalize()} resigns.", markup=False)
+    def cmd_resign(self, argument: str) -> None:
+        player = self.position.game.player_name(self.position.to_act)
+        self.console.print(_("{player} resigns.").format(player=player), markup=False)
         self.record.resign()
         self.keep()
 
-    def cmd_quit(self, _: str) -> None:
+    def cmd_quit(self, argument: str) -> None:
         raise Quit
 
     # ------------------------------------------------------------------ output
     def say_players(self) -> None:
         game = self.position.game
-        names = [
-            f"{name.capitalize()}: {'you' if seat.human else seat.label}"
-            for name, seat in zip(game.players, self.seats, strict=True)
-        ]
+        you = pgettext("seat", "you")
+        names = ", ".join(
+            f"{game.player_name(k)}: {you if seat.human else level_name(seat.label)}"
+            for k, seat in enumerate(self.seats)
+        )
         options = " ".join(game.option_assignments())
-        extra = f" ({options})" if options else ""
+        if options:
+            said = _("{game} ({options}). {players}. Type help for help.")
+        else:
+            said = _("{game}. {players}. Type help for help.")
         self.console.print(
-            f"{game.name}{extra}. " + ", ".join(names) + ". Type help for help.",
+            said.format(game=game.name, options=options, players=names),
             markup=False,
             highlight=False,
         )
@@ -417,13 +457,15 @@ class TerminalGame:
     def announce_result(self) -> None:
         outcome = self.record.outcome()
         assert outcome is not None
-        sentence = outcome.sentence(self.position.game.reason_words)
+        game = self.position.game
+        names = [game.player_name(k) for k in range(len(game.players))]
+        sentence = outcome.sentence(game.reason_words, names)
         self.console.print(sentence, markup=False)
 
     def after_the_game(self) -> bool:
         """Commands once the game is over; True if an undo reopened it."""
         self.console.print(
-            "The game is over: save [FILE] keeps the record, undo takes back, quit leaves.",
+            _("The game is over: save [FILE] keeps the record, undo takes back, quit leaves."),
             markup=False,
         )
         while True:
@@ -432,7 +474,7 @@ class TerminalGame:
             except EOFError:
                 self.console.print()
                 return False
-            command, _, argument = line.partition(" ")
+            command, _space, argument = line.partition(" ")
             command = command.lower()
             if command in ("quit", "exit"):
                 return False
@@ -445,7 +487,7 @@ class TerminalGame:
             elif command == "board":
                 self.show()
             elif command:
-                self.console.print("The game is over: save [FILE], undo, board or quit.")
+                self.console.print(_("The game is over: save [FILE], undo, board or quit."))
 
     # ------------------------------------------------------------------ saving
     def default_path(self) -> Path:
@@ -469,7 +511,9 @@ class TerminalGame:
             self.saved_length = len(self.record)
         except (OSError, ValueError) as error:
             self.console.print(
-                f"Could not save to {self.autosave}: {reason(error)}; the game goes on without it.",
+                _("Could not save to {path}: {reason}; the game goes on without it.").format(
+                    path=self.autosave, reason=reason(error)
+                ),
                 markup=False,
                 highlight=False,
             )
@@ -488,13 +532,18 @@ class TerminalGame:
                 self.record.save(path)
             except (OSError, ValueError) as error:
                 self.console.print(
-                    f"{why}; the game could not be saved: {reason(error)}", markup=False
+                    _("{why}; the game could not be saved: {reason}").format(
+                        why=why, reason=reason(error)
+                    ),
+                    markup=False,
                 )
                 return
-        game = self.position.game.id
+        saved = _(
+            "{why}: the unfinished game is saved in {path} "
+            "(continue with: boardlab play {game} --load {path})."
+        )
         self.console.print(
-            f"{why}: the unfinished game is saved in {path} "
-            f"(continue with: boardlab play {game} --load {path}).",
+            saved.format(why=why, path=path, game=self.position.game.id),
             markup=False,
             highlight=False,
         )

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from boardlab.core.board import Board, Place
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _, counted
 
 #: The last turn: the position before each of its actions, and the action.
 LastTurn = Sequence[tuple[Position[Any], int]]
@@ -27,7 +28,7 @@ def player_style(game: Game[Any], player: int) -> str:
 
 
 def player_text(game: Game[Any], player: int) -> Text:
-    return Text(game.players[player].capitalize(), style=player_style(game, player))
+    return Text(game.player_name(player), style=player_style(game, player))
 
 
 def touched(last: LastTurn) -> set[str]:
@@ -114,17 +115,21 @@ def status(position: Position[Any], board: Board) -> list[Text]:
     """A line a player with his tallies, ``>`` at the one to act; then the turn, what is
     due and the game's notes."""
     game = position.game
-    width = max(len(name) for name in game.players)
+    names = [game.player_name(side) for side in range(len(board.tallies))]
+    width = max(len(name) for name in names)
     lines = []
     for side, tallies in enumerate(board.tallies):
         line = Text(" > " if side == board.to_act else "   ")
         line.append(player_text(game, side))
-        line.append(" " * (width - len(game.players[side]) + 2))
+        line.append(" " * (width - len(names[side]) + 2))
         line.append(", ".join(str(tally) for tally in tallies))
         lines.append(line)
     if position.is_over():
-        words = [f"game over after {position.turns} turns"]
+        words = [counted(position.turns, "game over after {n} turn", "game over after {n} turns")]
     else:
-        words = [f"turn {position.turns + 1}", f"{position.player.capitalize()}: {board.due}"]
+        words = [
+            _("turn {number}").format(number=position.turns + 1),
+            f"{names[position.to_act]}: {board.due}",
+        ]
     lines.append(Text("   " + ", ".join([*words, *board.notes]), style="dim"))
     return lines

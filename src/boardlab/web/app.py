@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import boardlab
+from boardlab.ai import level_name
 from boardlab.core.errors import BoardlabError, UnknownGameError
 from boardlab.core.i18n import _, language, ngettext, use_language
 from boardlab.core.record import GameRecord
@@ -77,6 +78,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     templates.env.globals.update(
         language=language,
         languages=switch_links,
+        level_name=level_name,
         script_messages=script_catalogue,
         number=format_number,
         when=format_when,

@@ -95,13 +95,15 @@ def _script_messages() -> tuple[tuple[str, str | None], ...]:
     found: dict[tuple[str, str | None], None] = {}
     for script in sorted(STATIC.glob("*.js")):
         with script.open("rb") as handle:
-            for _line, _function, message, _comments in extract_javascript(
-                handle, ["_", "ngettext"], [], {}
+            for _line, function, message, _comments in extract_javascript(
+                handle, {"_": None, "ngettext": (1, 2)}, [], {}
             ):
-                if isinstance(message, tuple):
-                    found[(str(message[0]), str(message[1]))] = None
-                else:
-                    found[(str(message), None)] = None
+                # the raw arguments: a string for each string, None for anything else
+                parts = message if isinstance(message, tuple | list) else (message,)
+                if function == "ngettext":
+                    found[(str(parts[0]), str(parts[1]))] = None
+                elif parts[0] is not None:
+                    found[(str(parts[0]), None)] = None
     return tuple(found)
 
 

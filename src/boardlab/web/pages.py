@@ -15,25 +15,16 @@ from typing import Any
 from markupsafe import Markup
 
 import boardlab
+from boardlab.ai import LEVEL_WORDS, level_name
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.game import Game
-from boardlab.core.i18n import N_, _, language, pgettext
+from boardlab.core.i18n import _, language, pgettext
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web.language import format_when
 from boardlab.web.store import StoredGame
 
 HUMAN = "human"
-
-#: The levels as people read them: name and what it does (``boardlab.ai`` names them).
-LEVELS: dict[str, tuple[str, str]] = {
-    "beginner": (N_("beginner"), N_("plays almost at random")),
-    "easy": (N_("easy"), N_("takes what it sees")),
-    "medium": (N_("medium"), N_("a short search")),
-    "hard": (N_("hard"), N_("a deeper search")),
-    "expert": (N_("expert"), N_("the strongest search, a few seconds a move")),
-    "perfect": (N_("perfect"), N_("exact play from the solver's table")),
-}
 
 
 def catalogue() -> list[dict[str, Any]]:
@@ -108,18 +99,13 @@ class NewGameForm:
             for option in self.game.schema
         ]
 
-    @staticmethod
-    def level_name(level: str) -> str:
-        """A level as people read it (its spec name is data: ``medium``)."""
-        return _(LEVELS[level][0]) if level in LEVELS else level
-
     def opponents(self) -> list[tuple[str, str]]:
         """(value, label) of each opponent: a person on this screen, then each level."""
         found = []
         for name in levels(self.game):
             label = (
-                _("{level}: {what}").format(level=self.level_name(name), what=_(LEVELS[name][1]))
-                if name in LEVELS
+                _("{level}: {what}").format(level=level_name(name), what=_(LEVEL_WORDS[name][1]))
+                if name in LEVEL_WORDS
                 else name
             )
             if name in self.unready:
@@ -184,7 +170,7 @@ def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
     for stored in games:
         game = boardlab.new_game(stored.game, **stored.options)
         seats = [
-            game.player_name(k) if spec == HUMAN else _("AI {level}").format(level=spec)
+            game.player_name(k) if spec == HUMAN else _("AI {level}").format(level=level_name(spec))
             for k, spec in enumerate(stored.seats)
         ]
         if stored.result == "*":
@@ -299,6 +285,9 @@ def prose(text: str) -> Markup:
 
 #: A fenced block of the card.
 FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.S | re.M)
+#: The card's link to itself in another language (``Deutsch: [id.de.md](id.de.md)``),
+#: for readers of the docs; a page has its language links in the header instead.
+OTHER_LANGUAGE = re.compile(r"\A\w+: \[[^\]]*\]\([\w.-]+\.md\)[ \t]*\n")
 
 
 def render_card(game: Game[Any], text: str) -> str:
@@ -307,6 +296,7 @@ def render_card(game: Game[Any], text: str) -> str:
     from markdown_it import MarkdownIt
 
     markdown = MarkdownIt("commonmark").enable("table")
+    text = OTHER_LANGUAGE.sub("", text.lstrip())
     out = []
     last = 0
     for match in FENCE.finditer(text):

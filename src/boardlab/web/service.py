@@ -20,6 +20,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 import boardlab
+from boardlab.ai import level_name
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, language, use_language
@@ -55,7 +56,7 @@ class Seat:
     def label(self, name: str) -> str:
         """The seat as a page shows it: the player's ``name`` for a person, else the AI
         and its level."""
-        return name if self.human else _("AI ({level})").format(level=self.spec)
+        return name if self.human else _("AI ({level})").format(level=level_name(self.spec))
 
 
 #: A page watching a game: it is sent the game's state in its language.

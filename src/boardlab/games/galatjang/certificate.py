@@ -35,6 +35,7 @@ from typing import Any
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 from boardlab.core.registry import new_game
 from boardlab.games.galatjang.endgames import table_rules
 from boardlab.games.galatjang.rules import GalatjangState, pit_count, pit_index, store_index
@@ -86,13 +87,19 @@ class Certificate:
                 choices,
             )
         except (OSError, UnicodeDecodeError) as error:
-            raise BoardlabError(f"cannot read the certificate {path}: {error}") from None
+            raise BoardlabError(
+                _("cannot read the certificate {path}: {error}").format(path=path, error=error)
+            ) from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            raise BoardlabError(f"{path} is not a Galatjang certificate") from None
+            raise BoardlabError(
+                _("{path} is not a Galatjang certificate").format(path=path)
+            ) from None
         try:
             new_game("galatjang", found.options).from_position_string(found.position)
         except BoardlabError as error:
-            raise BoardlabError(f"{path} names no valid game or position: {error}") from None
+            raise BoardlabError(
+                _("{path} names no valid game or position: {error}").format(path=path, error=error)
+            ) from None
         return found
 
 
@@ -122,23 +129,28 @@ def check(certificate: Certificate, table: Table | None = None) -> Checked:
     certificate's leaves are in it)."""
     game = new_game("galatjang", certificate.options)
     start = game.from_position_string(certificate.position).state
-    first, _ = _view(start)
+    first, _stores = _view(start)
     seeds = sum(first)
     if any(x < 0 for x in first) or int(game.options["rounds"]) != start.round:
-        raise BoardlabError("the certificate's position is not in the last round, or blocked")
+        raise BoardlabError(_("the certificate's position is not in the last round, or blocked"))
     if int(game.options["max_turns"]) - start.turns < seeds:
-        raise BoardlabError("the turn cap could end the round early: the claim is not checked")
+        raise BoardlabError(_("the turn cap could end the round early: the claim is not checked"))
     if certificate.table_seeds >= 0:
         if table is None:
             raise BoardlabError(
-                f"the certificate's leaves are in the endgame table (up to "
-                f"{certificate.table_seeds} seeds): the table is needed to check it"
+                _(
+                    "the certificate's leaves are in the endgame table (up to {seeds} seeds): "
+                    "the table is needed to check it"
+                ).format(seeds=certificate.table_seeds)
             )
         table.require(table_rules(game))
         if int(table.header["max_seeds"]) < certificate.table_seeds:
             raise BoardlabError(
-                f"the certificate's leaves need a table of {certificate.table_seeds} seeds; "
-                f"{table.path} holds {table.header['max_seeds']}"
+                _(
+                    "the certificate's leaves need a table of {seeds} seeds; {path} holds {held}"
+                ).format(
+                    seeds=certificate.table_seeds, path=table.path, held=table.header["max_seeds"]
+                )
             )
     seen: set[tuple[Any, ...]] = set()
     used: set[tuple[int, ...]] = set()
@@ -161,10 +173,18 @@ def check(certificate: Certificate, table: Table | None = None) -> Checked:
             else:
                 ends += 1
             if (known[0] < target) if at_least else (known[0] > target):
-                said = "at least" if at_least else "at most"
+                if at_least:
+                    refuted = _(
+                        "claim refuted: {position} is worth {value:+d} to the player to act, "
+                        "not at least {target:+d}"
+                    )
+                else:
+                    refuted = _(
+                        "claim refuted: {position} is worth {value:+d} to the player to act, "
+                        "not at most {target:+d}"
+                    )
                 raise BoardlabError(
-                    f"claim refuted: {game.format_state(state)} is worth {known[0]:+d} to the "
-                    f"player to act, not {said} {target:+d}"
+                    refuted.format(position=game.format_state(state), value=known[0], target=target)
                 )
             continue
         me = game.to_act(state)
@@ -174,8 +194,10 @@ def check(certificate: Certificate, table: Table | None = None) -> Checked:
             action = certificate.choices.get(choice)
             if action is None or action not in legal:
                 raise BoardlabError(
-                    f"no legal choice for the claim that {game.format_state(state)} is worth "
-                    f"at least {target:+d} to the player to act"
+                    _(
+                        "no legal choice for the claim that {position} is worth at least "
+                        "{target:+d} to the player to act"
+                    ).format(position=game.format_state(state), target=target)
                 )
             used.add(choice)
             legal = [action]

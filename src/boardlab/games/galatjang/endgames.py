@@ -71,6 +71,7 @@ from numba import njit, prange
 
 from boardlab.core.errors import OptionError
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 from boardlab.games.galatjang import kernel
 from boardlab.games.galatjang.kernel import (
     LONE_STORE,
@@ -292,7 +293,7 @@ def _fill(
                 values[base + low + i] = -n  # the round is over: the opponent sweeps
                 continue
             best = -n - 1
-            for _ in range(counts[i]):
+            for _choice in range(counts[i]):
                 v = gains[k] + signs[k] * values[where[k]]
                 if v > best:
                     best = v
@@ -462,9 +463,11 @@ def table_rules(game: Game[GalatjangState]) -> dict[str, Any]:
     o = game.options
     if o["lone_seed"] != "store":
         raise OptionError(
-            f"no Galatjang endgame table for lone_seed={o['lone_seed']}: a lone seed that "
-            "stays keeps the seeds in the pits, so the one-pass build does not hold; such "
-            "positions are solved by the search alone (lone_seed=store has tables)"
+            _(
+                "no Galatjang endgame table for lone_seed={lone_seed}: a lone seed that "
+                "stays keeps the seeds in the pits, so the one-pass build does not hold; such "
+                "positions are solved by the search alone (lone_seed=store has tables)"
+            ).format(lone_seed=o["lone_seed"])
         )
     return {
         "game": "galatjang",
@@ -532,18 +535,29 @@ def build_values(
     rules = table_rules(game)
     pits = int(rules["pits"])
     if isinstance(max_seeds, bool) or not isinstance(max_seeds, int):
-        raise OptionError(f"bad max_seeds {max_seeds!r}: expected a whole number")
+        raise OptionError(
+            _("bad max_seeds {value!r}: expected a whole number").format(value=max_seeds)
+        )
     if not 0 <= max_seeds <= MAX_TABLE_SEEDS:
         raise OptionError(
-            f"bad max_seeds {max_seeds!r}: expected 0-{MAX_TABLE_SEEDS} (a value is one "
-            "signed byte)"
+            _("bad max_seeds {value!r}: expected 0-{most} (a value is one signed byte)").format(
+                value=max_seeds, most=MAX_TABLE_SEEDS
+            )
         )
     entries = table_entries(pits, max_seeds)
     if entries > MAX_ENTRIES:
         raise OptionError(
-            f"max_seeds={max_seeds} with pits={pits} needs {entries:,} entries "
-            f"({entries / 2**30:.1f} GiB), more than the {MAX_ENTRIES / 2**30:.0f} GiB a "
-            "build may hold: choose a smaller max_seeds"
+            _(
+                "max_seeds={seeds} with pits={pits} needs {entries:,} entries "
+                "({size:.1f} GiB), more than the {most:.0f} GiB a "
+                "build may hold: choose a smaller max_seeds"
+            ).format(
+                seeds=max_seeds,
+                pits=pits,
+                entries=entries,
+                size=entries / 2**30,
+                most=MAX_ENTRIES / 2**30,
+            )
         )
     if packed is None:
         packed = pits <= PACKED_PITS
@@ -656,8 +670,10 @@ class GalatjangEndgame:
         pits = expect["pits"]
         if not isinstance(seeds, int) or table.header.get("entries") != table_entries(pits, seeds):
             raise TableError(
-                f"table {target} is damaged: max_seeds={seeds!r} does not match its "
-                f"{table.header.get('entries')!r} entries; build it again"
+                _(
+                    "table {path} is damaged: max_seeds={seeds!r} does not match its "
+                    "{entries!r} entries; build it again"
+                ).format(path=target, seeds=seeds, entries=table.header.get("entries"))
             )
         return cls(game, table, budget=budget, search_seeds=search_seeds)
 
@@ -678,7 +694,7 @@ class GalatjangEndgame:
             entries = np.arange(values.size, dtype=np.int64)
         else:
             entries = np.random.default_rng(seed).integers(0, values.size, samples)
-        binom, _, _ = self._table_view(pits)
+        binom = self._table_view(pits)[0]
         return int(_recheck(values, entries, pits, self._p, binom))
 
     # ---------------------------------------------------------------- queries

@@ -5,10 +5,11 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from boardlab.core.board import ActionParts, Board, Note, plural
+from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
+from boardlab.core.i18n import N_, _, counted, noun, pgettext
 from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
 from boardlab.games.galatjang import present, rules
@@ -28,6 +29,22 @@ SIDES = ("s", "n")
 MAX_PITS = 16
 
 
+def side_word(side: int) -> str:
+    """A player inside a message as the position string and options spell it (``south``,
+    ``north``), in the current language."""
+    return pgettext("player", "south") if side == SOUTH else pgettext("player", "north")
+
+
+def end_word(reason: str) -> str:
+    """The reason word of an end, as the board text shows it, in the current language."""
+    words = {
+        "no_seeds": pgettext("reason", "no_seeds"),
+        "turn_cap": pgettext("reason", "turn_cap"),
+        "cannot_fill": pgettext("reason", "cannot_fill"),
+    }
+    return words.get(reason, reason)
+
+
 @register
 class Galatjang(Game[GalatjangState]):
     """Galatjang, a mancala from Makassar with relay sowing."""
@@ -35,10 +52,11 @@ class Galatjang(Game[GalatjangState]):
     id = "galatjang"
     name = "Galatjang"
     players = ("south", "north")
-    summary = (
+    player_names = (N_("South"), N_("North"))
+    summary = N_(
         "Sow seeds around a ring of pits and stores; relay from full pits, capture from empty."
     )
-    brief = """
+    brief = N_("""
 Two rows of {pits} pits with {seeds} seeds each; South owns the bottom row (s1-s{pits},
 left to right) and the store on the right, North the top row (n1-n{pits}, right to left
 as South sees it) and the store on the left. Seeds go counter-clockwise: s1..s{pits},
@@ -59,17 +77,17 @@ one pit loses. The round's winner starts the next.
 
 Actions: s3, n5 (the pit sown), or a bare pit number of the side to act.
 Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 s 1 0.
-"""
+""")
     colours = ("#e69f00", "#56b4e9")
-    point_words = ("seed", "seeds")
+    point_words = noun("seed", "seeds")
     reasons = MappingProxyType(
         {
-            "no_seeds": "a player to move had no seeds",
-            "turn_cap": "the turn limit was reached",
-            "cannot_fill": "a player could not fill a single pit",
+            "no_seeds": N_("a player to move had no seeds"),
+            "turn_cap": N_("the turn limit was reached"),
+            "cannot_fill": N_("a player could not fill a single pit"),
         }
     )
-    input_hint = "A bare number is a pit of yours: 3 is s3 for South."
+    input_hint = N_("A bare number is a pit of yours: 3 is s3 for South.")
     kernel = "boardlab.games.galatjang.kernel"
     compiled_perft_from = 9
     solver = "boardlab.games.galatjang.solver:GalatjangSolver"
@@ -82,37 +100,49 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     study_options = ("sow_opponent_store", "skip_origin", "lone_seed")
     schema = OptionSchema(
         (
-            Option("pits", 6, "pits in each row", low=1, high=MAX_PITS),
-            Option("seeds", 6, "seeds in each pit at the start (and at a refill)", low=1, high=20),
-            Option("first", "south", "the player who sows first", choices=("south", "north")),
-            Option("sow_opponent_store", True, "sowing drops seeds into the opponent's store too"),
+            Option("pits", 6, N_("pits in each row"), low=1, high=MAX_PITS),
+            Option(
+                "seeds", 6, N_("seeds in each pit at the start (and at a refill)"), low=1, high=20
+            ),
+            Option("first", "south", N_("the player who sows first"), choices=("south", "north")),
+            Option(
+                "sow_opponent_store", True, N_("sowing drops seeds into the opponent's store too")
+            ),
             Option(
                 "skip_origin",
                 False,
-                "a sowing skips the pit its seeds were taken from on later laps",
+                N_("a sowing skips the pit its seeds were taken from on later laps"),
             ),
             Option(
                 "lone_seed",
                 "store",
-                "a last seed in an own empty pit facing an empty pit: to the store, or stays",
+                N_("a last seed in an own empty pit facing an empty pit: to the store, or stays"),
                 choices=("store", "stay"),
             ),
             Option(
-                "max_turns", 500, "turns per round after which the round ends", low=1, high=100_000
+                "max_turns",
+                500,
+                N_("turns per round after which the round ends"),
+                low=1,
+                high=100_000,
             ),
             Option(
-                "rounds", 1, "rounds in a match (the seed's variant: more than 1)", low=1, high=99
+                "rounds",
+                1,
+                N_("rounds in a match (the seed's variant: more than 1)"),
+                low=1,
+                high=99,
             ),
             Option(
                 "refill",
                 "store_end",
-                "between rounds pits are filled from the store's end, or from pit 1",
+                N_("between rounds pits are filled from the store's end, or from pit 1"),
                 choices=("store_end", "far_end"),
             ),
             Option(
                 "round_starter",
                 "winner",
-                "who starts the next round",
+                N_("who starts the next round"),
                 choices=("winner", "loser", "alternate"),
             ),
         )
@@ -218,9 +248,11 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         halves = [half.split(",") for half in rows.split("/")]
         if len(halves) != 2 or len(halves[0]) != len(halves[1]) or len(halves[0]) > MAX_PITS:
             raise InvalidNotationError(
-                f"malformed SOUTH/NORTH {rows!r} in position string {text!r}: expected the "
-                f"pits s1.. and n1.. comma-separated, south/north, the same number on each "
-                f"side (at most {MAX_PITS}), x for a blocked pit"
+                _(
+                    "malformed SOUTH/NORTH {rows!r} in position string {text!r}: expected the "
+                    "pits s1.. and n1.. comma-separated, south/north, the same number on each "
+                    "side (at most {most}), x for a blocked pit"
+                ).format(rows=rows, text=text, most=MAX_PITS)
             )
         south, north = (
             [BLOCKED if cell == "x" else read_int(cell, "pit", text, 0, 9999) for cell in half]
@@ -235,21 +267,33 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         )
         if state.round == 1 and BLOCKED in state.ring:
             raise InvalidNotationError(
-                f"impossible galatjang position string {text!r}: a pit is blocked (x) in "
-                f"round 1; pits are blocked only when a later round cannot fill them"
+                _(
+                    "impossible galatjang position string {text!r}: a pit is blocked (x) in "
+                    "round 1; pits are blocked only when a later round cannot fill them"
+                ).format(text=text)
             )
         seeds = sum(n for n in state.ring if n != BLOCKED)
         most = 2 * len(south) * self.rules.seeds
         if seeds > most:
             raise InvalidNotationError(
-                f"impossible galatjang position string {text!r}: {seeds} seeds in pits and "
-                f"stores, more than the {most} of a game with {plural(len(south), 'pit')} a side "
-                f"(option seeds={self.rules.seeds})"
+                _(
+                    "impossible galatjang position string {text!r}: {seeds} seeds in pits and "
+                    "stores, more than the {most} of a game with {pits} a side "
+                    "(option seeds={option})"
+                ).format(
+                    text=text,
+                    seeds=seeds,
+                    most=most,
+                    pits=counted(len(south), "{n} pit", "{n} pits"),
+                    option=self.rules.seeds,
+                )
             )
         if rules.round_over(state, self.rules) and rules.end_reason(state, self.rules) is None:
             raise InvalidNotationError(
-                f"impossible galatjang position string {text!r}: round {state.round} is over "
-                f"and the next one follows at once; give the start of round {state.round + 1}"
+                _(
+                    "impossible galatjang position string {text!r}: round {round} is over "
+                    "and the next one follows at once; give the start of round {next}"
+                ).format(text=text, round=state.round, next=state.round + 1)
             )
         return state
 
@@ -263,19 +307,25 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         letter, number = (word[0], word[1:]) if word[:1] in ("s", "n") else ("", word)
         if not (number.isascii() and number.isdigit() and len(number) <= 3):
             raise InvalidNotationError(
-                f"invalid galatjang action {text!r}: expected a pit like s3 or n5, "
-                f"or a bare pit number 1-{pits} of the side to act"
+                _(
+                    "invalid galatjang action {text!r}: expected a pit like s3 or n5, "
+                    "or a bare pit number 1-{pits} of the side to act"
+                ).format(text=text, pits=pits)
             )
         mover = SIDES[state.side]
         if letter and letter != mover:
             raise IllegalActionError(
-                f"illegal galatjang action {text!r}: {self.players[state.side]} is to act "
-                f"and sows a pit {mover}1-{mover}{pits}"
+                _(
+                    "illegal galatjang action {text!r}: {player} is to act "
+                    "and sows a pit {mover}1-{mover}{pits}"
+                ).format(text=text, player=side_word(state.side), mover=mover, pits=pits)
             )
         pit = int(number)
         if not 1 <= pit <= pits:
             raise IllegalActionError(
-                f"illegal galatjang action {text!r}: the pits are {mover}1-{mover}{pits}"
+                _("illegal galatjang action {text!r}: the pits are {mover}1-{mover}{pits}").format(
+                    text=text, mover=mover, pits=pits
+                )
             )
         return pit - 1
 
@@ -287,7 +337,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         return present.action_parts(state, action)
 
     def due(self, state: GalatjangState) -> str:
-        return "sow a pit"
+        return _("sow a pit")
 
     def narrate(self, state: GalatjangState, action: int) -> list[Note]:
         return present.narrate(self, state, action)
@@ -322,12 +372,23 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         ]
         outcome = self.outcome_of(state)
         if outcome is not None:
-            lines.append(f"Game over ({outcome.reason}): {outcome.winner_name}")
+            reason = end_word(outcome.reason)
+            if outcome.winner is None:
+                over = _("Game over ({reason}): draw").format(reason=reason)
+            else:
+                over = _("Game over ({reason}): {winner}").format(
+                    reason=reason, winner=side_word(outcome.winner)
+                )
+            lines.append(over)
         else:
-            rounds = (
-                f"round {state.round} of {self.rules.rounds}, " if self.rules.rounds > 1 else ""
-            )
-            lines.append(
-                f"{rounds}turn {state.turns + 1}: {self.players[state.side].capitalize()} to sow"
-            )
+            player = self.player_name(state.side)
+            if self.rules.rounds > 1:
+                status = _("round {round} of {rounds}, turn {turn}: {player} to sow").format(
+                    round=state.round, rounds=self.rules.rounds, turn=state.turns + 1, player=player
+                )
+            else:
+                status = _("turn {turn}: {player} to sow").format(
+                    turn=state.turns + 1, player=player
+                )
+            lines.append(status)
         return "\n".join(lines)

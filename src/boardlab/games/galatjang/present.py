@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, plural
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
 from boardlab.core.game import Feature
+from boardlab.core.i18n import N_, _, counted
 from boardlab.games.galatjang.rules import (
     BLOCKED,
     GalatjangState,
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
     from boardlab.games.galatjang.game import Galatjang
 
 SIDES = ("s", "n")
-STORES = ("South's store", "North's store")
+#: The stores' place names: data (the board model's ids that clicks and animations use),
+#: marked for the catalogue so that ``store_words`` shows them in the reader's language.
+STORES = (N_("South's store"), N_("North's store"))
 
 
 def place_name(pits: int, k: int) -> str:
@@ -32,6 +35,16 @@ def place_name(pits: int, k: int) -> str:
         if k == store_index(pits, side):
             return STORES[side]
     return f"s{k + 1}" if k < pits else f"n{k - pits}"
+
+
+def is_store(pits: int, k: int) -> bool:
+    return k in (store_index(pits, 0), store_index(pits, 1))
+
+
+def store_words(pits: int, k: int) -> str:
+    """The store at ring position ``k`` as a person reads it: ``South's store``,
+    ``Süds Gewinnmulde``."""
+    return _(STORES[0 if k == store_index(pits, 0) else 1])
 
 
 def board_model(game: Galatjang, state: GalatjangState) -> Board:
@@ -66,6 +79,7 @@ def board_model(game: Galatjang, state: GalatjangState) -> Board:
                 height=3,
                 pieces=(Piece("seed", None, store, symbol="", counted=True),),
                 owner=side,
+                text=_(STORES[side]),  # the name as a person reads it (the name is an id)
             )
         )
     tallies = []
@@ -87,14 +101,18 @@ def board_model(game: Galatjang, state: GalatjangState) -> Board:
         places=tuple(places),
         tallies=(tallies[0], tallies[1]),
         to_act=None if over else state.side,
-        due="" if over else "sow a pit",
-        notes=(f"round {state.round} of {rounds}",) if rounds > 1 else (),
+        due="" if over else _("sow a pit"),
+        notes=(
+            (_("round {round} of {rounds}").format(round=state.round, rounds=rounds),)
+            if rounds > 1
+            else ()
+        ),
     )
 
 
 def action_parts(state: GalatjangState, action: int) -> ActionParts:
     pit = f"{SIDES[state.side]}{action + 1}"
-    return ActionParts("sow", (pit,), f"sow {pit}")
+    return ActionParts("sow", (pit,), _("sow {pit}").format(pit=pit))
 
 
 def narrate(game: Galatjang, state: GalatjangState, action: int) -> list[Note]:
@@ -103,7 +121,7 @@ def narrate(game: Galatjang, state: GalatjangState, action: int) -> list[Note]:
     steps: list[Step] = game.trace(state, action)
     after = game.apply(state, action)
     pits = pit_count(state)
-    who = game.players[state.side].capitalize()
+    who = game.player_name(state.side)
     notes: list[Note] = []
     leg: dict[str, object] = {}
     drops: list[int] = []
@@ -114,16 +132,16 @@ def narrate(game: Galatjang, state: GalatjangState, action: int) -> list[Note]:
     def close_leg() -> None:
         leg["drops"] = " ".join(short(k) for k in drops)
         if "held" in leg:
-            text = "{held} held seeds: {player} picks up {seeds} and sows on to {drops}."
+            text = _("{held} held seeds: {player} picks up {seeds} and sows on to {drops}.")
         else:
-            text = "{player} sows {pit}: {seeds} to {drops}."
+            text = _("{player} sows {pit}: {seeds} to {drops}.")
         places = (str(leg.get("held", leg.get("pit"))), *(place_name(pits, k) for k in drops))
         notes.append(Note("sow" if "pit" in leg else "relay", text, leg, places, sows=True))
 
     for step in steps:
         if step.kind == "take":
             leg = {"player": who, "pit": place_name(pits, step.place)}
-            leg["seeds"] = plural(step.seeds, "seed")
+            leg["seeds"] = counted(step.seeds, "{n} seed", "{n} seeds")
             drops = []
         elif step.kind == "drop":
             drops.append(step.place)
@@ -139,43 +157,62 @@ def narrate(game: Galatjang, state: GalatjangState, action: int) -> list[Note]:
         elif step.kind == "refill":
             blocked = pits - step.seeds
             filled = {
-                "player": game.players[step.place].capitalize(),
-                "pits": plural(step.seeds, "pit"),
-                "blocked": f" ({blocked} blocked)" if blocked else "",
+                "player": game.player_name(step.place),
+                "pits": counted(step.seeds, "{n} pit", "{n} pits"),
+                "blocked": blocked,
             }
-            notes.append(Note("refill", "{player} fills {pits}{blocked}.", filled))
+            if blocked:
+                text = _("{player} fills {pits} ({blocked} blocked).")
+            else:
+                text = _("{player} fills {pits}.")
+            notes.append(Note("refill", text, filled))
         elif step.kind == "round":
-            starts = {"round": step.seeds, "player": game.players[step.place].capitalize()}
-            notes.append(Note("round", "Round {round} begins; {player} starts.", starts))
+            starts = {"round": step.seeds, "player": game.player_name(step.place)}
+            notes.append(Note("round", _("Round {round} begins; {player} starts."), starts))
     return notes
 
 
 def last_seed(
     game: Galatjang, state: GalatjangState, step: Step, who: str, after: GalatjangState
 ) -> Note:
-    place = place_name(pit_count(state), step.place)
-    values: dict[str, object] = {"place": place, "player": who}
-    where = (place,)
-    if step.kind == "again":
+    """Where the last seed fell and what follows, a sentence for each case: ``{place}`` is
+    a pit's name (``s3``), ``{store}`` a store in words (``South's store``), so that a
+    translation can give a pit and a store the words they need."""
+    pits = pit_count(state)
+    where = (place_name(pits, step.place),)
+    values: dict[str, object] = {"player": who}
+    if is_store(pits, step.place):
+        values["store"] = store_words(pits, step.place)
+    else:
+        values["place"] = where[0]
+    if step.kind == "again":  # the sower's own store
         if after.side == state.side and after.turns == state.turns:
-            return Note("again", "The last seed falls into {place}: {player} sows again.", values)
-        text = "The last seed falls into {place}, but {player} has no seeds left: the turn ends."
+            return Note(
+                "again", _("The last seed falls into {store}: {player} sows again."), values
+            )
+        text = _("The last seed falls into {store}, but {player} has no seeds left: the turn ends.")
         return Note("again", text, values, where)
-    if step.kind == "stop":
-        values["place"] = place if "store" in place else f"the empty {place}"
-        return Note("stop", "The last seed falls into {place}: the turn ends.", values, where)
+    if step.kind == "stop":  # the opponent's store, or an empty pit of his
+        if "store" in values:
+            text = _("The last seed falls into {store}: the turn ends.")
+        else:
+            text = _("The last seed falls into the empty {place}: the turn ends.")
+        return Note("stop", text, values, where)
     if step.kind == "stay":
-        text = "The last seed falls into the empty {place}, facing an empty pit: it stays."
+        text = _("The last seed falls into the empty {place}, facing an empty pit: it stays.")
         return Note("stay", text, values, where)
     captured = step.seeds - 1
     if captured:
-        values["captured"] = plural(captured, "seed")
-        text = (
+        values["captured"] = counted(captured, "{n} seed", "{n} seeds")
+        values["store"] = store_words(pits, store_index(pits, state.side))
+        text = _(
             "The last seed falls into the empty {place}: it and the {captured} opposite go "
-            "to {player}'s store."
+            "to {store}."
         )
         return Note("capture", text, values, where)
-    text = "The last seed falls into the empty {place}, facing an empty pit: it goes to the store."
+    text = _(
+        "The last seed falls into the empty {place}, facing an empty pit: it goes to the store."
+    )
     return Note("capture", text, values, where)
 
 
@@ -184,14 +221,19 @@ def round_end(game: Galatjang, state: GalatjangState, step: Step) -> Note:
     limit = game.rules.max_turns
     values = {
         "round": state.round,
-        "why": "the turn limit is reached" if state.turns + 1 >= limit else "a player has no seeds",
         "south": step.ring[store_index(pits, 0)],
         "north": step.ring[store_index(pits, 1)],
     }
-    text = (
-        "Round {round} ends ({why}): the pits are emptied into the stores, "
-        "South {south}, North {north}."
-    )
+    if state.turns + 1 >= limit:
+        text = _(
+            "Round {round} ends (the turn limit is reached): the pits are emptied into the "
+            "stores, South {south}, North {north}."
+        )
+    else:
+        text = _(
+            "Round {round} ends (a player has no seeds): the pits are emptied into the "
+            "stores, South {south}, North {north}."
+        )
     return Note("round_end", text, values)
 
 

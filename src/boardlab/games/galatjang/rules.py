@@ -1,4 +1,4 @@
-"""Galatjang rules (RULES.md section 3) as plain functions over a compact state.
+"""Galatjang rules (docs/games/galatjang.md) as plain functions over a compact state.
 
 The board is the sowing ring seen from South, ``2 * P + 2`` positions for ``P`` pits a
 row: South's pits s1..sP (0..P-1), South's store (P), North's pits n1..nP (P+1..2P),

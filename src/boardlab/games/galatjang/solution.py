@@ -45,6 +45,7 @@ from numba import njit
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import write_atomic
 from boardlab.core.game import Game
+from boardlab.core.i18n import _
 from boardlab.games.galatjang import kernel
 from boardlab.games.galatjang.certificate import Certificate
 from boardlab.games.galatjang.endgames import (
@@ -78,7 +79,7 @@ def _find(c: np.ndarray, keys: np.ndarray, lows: np.ndarray) -> tuple[int, bool]
     empty one, or the last of its bucket, overwritten)."""
     mask = lows.shape[0] - 1
     i = _hash(c) & mask
-    for _ in range(PROBES):
+    for _probe in range(PROBES):
         if lows[i] == NONE:
             return i, False
         if _holds(keys, i, c):
@@ -234,8 +235,10 @@ class StartSolver:
     ) -> None:
         if game.options["lone_seed"] != "store":
             raise BoardlabError(
-                "positions above the endgame table are solved with lone_seed=store (the "
-                "table's rules)"
+                _(
+                    "positions above the endgame table are solved with lone_seed=store (the "
+                    "table's rules)"
+                )
             )
         self.game = game
         self.endgame = endgame
@@ -255,16 +258,18 @@ class StartSolver:
 
     def _check(self, state: GalatjangState) -> np.ndarray:
         if state.round != int(self.game.options["rounds"]):
-            raise BoardlabError("only positions of the last round are solved here")
+            raise BoardlabError(_("only positions of the last round are solved here"))
         c = _configuration(state)
         seeds = int(c[c > 0].sum())
         if int(self.game.options["max_turns"]) - state.turns < seeds:
             raise BoardlabError(
-                f"the turn cap ({self.game.options['max_turns']}) could end the round before "
-                f"its {seeds} seeds are played out: not solved here"
+                _(
+                    "the turn cap ({cap}) could end the round before its {seeds} seeds are "
+                    "played out: not solved here"
+                ).format(cap=self.game.options["max_turns"], seeds=seeds)
             )
         if (c < 0).any():
-            raise BoardlabError("a position with blocked pits is not solved here")
+            raise BoardlabError(_("a position with blocked pits is not solved here"))
         return c
 
     def future(self, c: np.ndarray, guess: int = 0) -> int:
@@ -277,7 +282,9 @@ class StartSolver:
                 self.binom, self.keys, self.lows, self.highs, self.moves, self.stats,
             )  # fmt: skip
             if g == ABORT:
-                raise BoardlabError(f"the search passed its budget of {self.stats[1]} nodes")
+                raise BoardlabError(
+                    _("the search passed its budget of {nodes} nodes").format(nodes=self.stats[1])
+                )
             if g < beta:
                 high = g
             else:
@@ -344,7 +351,9 @@ class StartSolver:
             self.keys, self.lows, self.highs, self.moves, self.stats,
         )  # fmt: skip
         if found == ABORT:
-            raise BoardlabError(f"the search passed its budget of {self.stats[1]} nodes")
+            raise BoardlabError(
+                _("the search passed its budget of {nodes} nodes").format(nodes=self.stats[1])
+            )
         return found
 
     def proof(self, c: np.ndarray, value: int, table_leaves: bool) -> dict[tuple[Any, ...], int]:
@@ -406,7 +415,9 @@ class StartSolver:
     def load_table(self, path: Path) -> None:
         with np.load(path) as saved:
             if saved["keys"].shape != self.keys.shape:
-                raise BoardlabError(f"{path} holds a table of another size or board")
+                raise BoardlabError(
+                    _("{path} holds a table of another size or board").format(path=path)
+                )
             self.keys[:] = saved["keys"]
             self.lows[:] = saved["lows"]
             self.highs[:] = saved["highs"]
@@ -432,10 +443,16 @@ def solve_start(
     if progress_path.exists():
         progress = Progress.read(progress_path)
         if progress.rules != rules or progress.table_seeds != seeds:
-            raise BoardlabError(f"{progress_path} belongs to other rules or another table")
+            raise BoardlabError(
+                _("{path} belongs to other rules or another table").format(path=progress_path)
+            )
         if table_path.exists():
             solver.load_table(table_path)
-        report(f"resumed from {folder}: {len(progress.values)} first actions known")
+        report(
+            _("resumed from {folder}: {known} first actions known").format(
+                folder=folder, known=len(progress.values)
+            )
+        )
     else:
         progress = Progress(rules, seeds, game.format_state(start))
     last = time.perf_counter()
@@ -445,7 +462,12 @@ def solve_start(
         write_atomic(progress_path, progress.to_json())
         name = game.format_action(start, action)
         report(
-            f"{name}: {value:+d} ({progress.nodes[action]:,} nodes, {progress.seconds[action]} s)"
+            _("{action}: {value:+d} ({nodes:,} nodes, {seconds} s)").format(
+                action=name,
+                value=value,
+                nodes=progress.nodes[action],
+                seconds=progress.seconds[action],
+            )
         )
         if time.perf_counter() - last > snapshot_seconds:
             solver.save_table(table_path)

@@ -10,9 +10,11 @@ from typing import Any
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
+from boardlab.core.i18n import N_, _
 from boardlab.core.registry import new_game
 from boardlab.games.galatjang import endgames, solution
 from boardlab.games.galatjang.certificate import Certificate, check, principal_line
+from boardlab.games.galatjang.game import side_word
 from boardlab.solve import Progress, Solver, SolveRequest, best_line, ensure_table
 from boardlab.solve.tables import read_header
 
@@ -22,7 +24,7 @@ ABOVE_BUDGET = 3_000_000
 
 
 class GalatjangSolver(Solver):
-    covers = "every last-round position with up to K seeds in the pits"
+    covers = N_("every last-round position with up to K seeds in the pits")
     needs_table = False
     sized = True
     proves_start = True
@@ -60,11 +62,11 @@ class GalatjangSolver(Solver):
 
     def unreached(self, state: Any) -> str:
         if self.endgame.max_seeds is None:
-            return (
+            return _(
                 "the position is not in the last round, or has too many seeds in the pits "
                 "for a search without the endgame table (`boardlab solve galatjang` builds it)"
             )
-        return "the position is not in the last round, or its search passed the budget"
+        return _("the position is not in the last round, or its search passed the budget")
 
     @classmethod
     def solve(cls, game: Game[Any], request: SolveRequest, progress: Progress) -> list[str]:
@@ -81,17 +83,20 @@ class GalatjangSolver(Solver):
             path,
             SolveRequest(request.out, rebuild, request.verify, seeds),
             lambda target, update: endgames.GalatjangEndgame.build(game, seeds, target, update),
-            f"solving {game.name} endgames up to {seeds} seeds",
-            "positions",
+            _("solving {game} endgames up to {seeds} seeds").format(game=game.name, seeds=seeds),
+            _("positions"),
             progress,
         )
         size = path.stat().st_size / 1e9
         lines = [
-            f"{game.name} endgames: {path} ({size:.2f} GB, built in "
-            f"{header['build_seconds']:.0f} s)",
-            f"every last-round position with at most {header['max_seeds']} seeds in the pits "
-            f"is solved; `boardlab analyze {game.id} --position POS` shows its exact values "
-            "and the perfect level plays them",
+            _("{game} endgames: {path} ({size:.2f} GB, built in {seconds:.0f} s)").format(
+                game=game.name, path=path, size=size, seconds=header["build_seconds"]
+            ),
+            _(
+                "every last-round position with at most {seeds} seeds in the pits is solved; "
+                "`boardlab analyze {id} --position POS` shows its exact values and the perfect "
+                "level plays them"
+            ).format(seeds=header["max_seeds"], id=game.id),
         ]
         if request.start:
             lines += _start(game, path, request.certificate)
@@ -112,28 +117,47 @@ def _start(game: Game[Any], path: Path, certificate_path: Path | None) -> list[s
     target = certificate.save(certificate_path or folder / "certificate.json")
     seconds = time.perf_counter() - began
     checked = check(certificate, endgame.table)
-    player = game.players[game.to_act(start)]
-    verdict = (
-        "a draw"
-        if value == 0
-        else f"{player} {'wins' if value > 0 else 'loses'} by {abs(value)} seeds"
-    )
+    player = side_word(game.to_act(start))
+    if value == 0:
+        verdict = _("start value {value:+d} for {player}: a draw with perfect play")
+    elif value > 0:
+        verdict = _(
+            "start value {value:+d} for {player}: {player} wins by {margin} seeds with perfect play"
+        )
+    else:
+        verdict = _(
+            "start value {value:+d} for {player}: {player} loses by {margin} seeds with perfect "
+            "play"
+        )
     position = game.initial()
     line = principal_line(certificate)
     line += best_line(game, position.play_all(line).state, 200)
     best = [game.format_action(start, a) for a, v in values.items() if v == value]
+    sowings = ", ".join(f"{game.format_action(start, a)} {v:+d}" for a, v in values.items())
     return [
-        f"start value {value:+d} for {player}: {verdict} with perfect play",
-        "first sowings: "
-        + ", ".join(f"{game.format_action(start, a)} {v:+d}" for a, v in values.items())
-        + f" (best: {', '.join(best)})",
-        f"principal variation: {' '.join(position.line_strings(line))}",
-        f"searched {sum(progress.nodes.values()):,} positions above the table "
-        f"(K={endgame.max_seeds}) in {sum(progress.seconds.values()):.1f} s; "
-        f"{seconds:.1f} s in all; checkpoints in {folder}",
-        f"certificate: {target}",
-        f"certificate checked: {checked.claims:,} claims, {checked.choices_used:,} choices, "
-        f"{checked.table_leaves:,} table leaves, {checked.ends:,} ends of the round",
+        verdict.format(value=value, player=player, margin=abs(value)),
+        _("first sowings: {sowings} (best: {best})").format(sowings=sowings, best=", ".join(best)),
+        _("principal variation: {line}").format(line=" ".join(position.line_strings(line))),
+        _(
+            "searched {nodes:,} positions above the table (K={seeds}) in {search:.1f} s; "
+            "{seconds:.1f} s in all; checkpoints in {folder}"
+        ).format(
+            nodes=sum(progress.nodes.values()),
+            seeds=endgame.max_seeds,
+            search=sum(progress.seconds.values()),
+            seconds=seconds,
+            folder=folder,
+        ),
+        _("certificate: {path}").format(path=target),
+        _(
+            "certificate checked: {claims:,} claims, {choices:,} choices, {leaves:,} table "
+            "leaves, {ends:,} ends of the round"
+        ).format(
+            claims=checked.claims,
+            choices=checked.choices_used,
+            leaves=checked.table_leaves,
+            ends=checked.ends,
+        ),
     ]
 
 
@@ -145,9 +169,19 @@ def _check(path: Path, table: Path | None) -> list[str]:
     if certificate.table_seeds >= 0:
         endgame = endgames.GalatjangEndgame.load(game, table)
     checked = check(certificate, None if endgame is None else endgame.table)
-    player = game.players[game.to_act(game.from_position_string(certificate.position).state)]
+    player = side_word(game.to_act(game.from_position_string(certificate.position).state))
     return [
-        f"certificate checked: {certificate.position} is worth exactly {certificate.value:+d} "
-        f"to {player} ({checked.claims:,} claims, {checked.choices_used:,} choices, "
-        f"{checked.table_leaves:,} table leaves, {checked.ends:,} ends of the round)"
+        _(
+            "certificate checked: {position} is worth exactly {value:+d} to {player} "
+            "({claims:,} claims, {choices:,} choices, {leaves:,} table leaves, {ends:,} ends "
+            "of the round)"
+        ).format(
+            position=certificate.position,
+            value=certificate.value,
+            player=player,
+            claims=checked.claims,
+            choices=checked.choices_used,
+            leaves=checked.table_leaves,
+            ends=checked.ends,
+        )
     ]

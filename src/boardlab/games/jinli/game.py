@@ -6,10 +6,11 @@ import re
 from types import MappingProxyType
 from typing import Any
 
-from boardlab.core.board import ActionParts, Board, Note, plural
+from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
+from boardlab.core.i18n import N_, _, counted, pgettext
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
 from boardlab.games.jinli import present, rules
@@ -39,7 +40,6 @@ START_SQUARES = {
     "inset": ((8, 12), (36, 40)),  # red b2 f2, yellow b6 f6
 }
 SQUARE = re.compile(r"[a-g][1-7]")
-ACTION_FORMS = "a swim or jump like a1-b2 or a1-c3, a drop like @d4, a give like xe5, or pass"
 
 
 def piece_at(state: JinLiState, square: int, empty: str) -> str:
@@ -56,6 +56,23 @@ def square_index(name: str) -> int:
     return (int(name[1]) - 1) * SIZE + "abcdefg".index(name[0])
 
 
+def side_word(player: int) -> str:
+    """A player inside a message as the position string and options spell it (``red``,
+    ``yellow``), in the current language."""
+    return pgettext("player", "red") if player == RED else pgettext("player", "yellow")
+
+
+def end_word(reason: str) -> str:
+    """The reason word of an end, as the board text shows it, in the current language."""
+    words = {
+        "target": pgettext("reason", "target"),
+        "passes": pgettext("reason", "passes"),
+        "turn_cap": pgettext("reason", "turn_cap"),
+        "no_moves": pgettext("reason", "no_moves"),
+    }
+    return words.get(reason, reason)
+
+
 @register
 class JinLi(Game[JinLiState]):
     """Jin Li, W. David MacKenzie's koi game on a 7x7 pond."""
@@ -63,8 +80,9 @@ class JinLi(Game[JinLiState]):
     id = "jinli"
     name = "Jin Li"
     players = ("red", "yellow")
-    summary = "Swim two koi in a 7x7 pond, drop stones, jump them; score by meeting other koi."
-    brief = """
+    player_names = (N_("Red"), N_("Yellow"))
+    summary = N_("Swim two koi in a 7x7 pond, drop stones, jump them; score by meeting other koi.")
+    brief = N_("""
 Board: a 7x7 pond, squares a1-g7; Red's edge is rank 1. Each player has 2 koi (Red on a1
 and g1, Yellow on a7 and g7; inset: b2 f2 / b6 f6) and a supply of {stones} stones.
 
@@ -84,14 +102,14 @@ two passes, the higher score wins; equal scores are a draw.
 Actions: a1-b2 (swim), a1-c3 (jump), @d4 (drop), xe5 (give), pass.
 Position: BOARD SIDE PHASE STONES SCORES PASSES TURNS,
 e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
-"""
+""")
     colours = ("#d55e00", "#f0c419")
     reasons = MappingProxyType(
         {
-            "target": "reached the target",
-            "passes": "two passes in a row",
-            "turn_cap": "the turn limit was reached",
-            "no_moves": "the player to move could not move",
+            "target": N_("reached the target"),
+            "passes": N_("two passes in a row"),
+            "turn_cap": N_("the turn limit was reached"),
+            "no_moves": N_("the player to move could not move"),
         }
     )
     kernel = "boardlab.games.jinli.kernel"
@@ -102,30 +120,38 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             Option(
                 "start",
                 "corners",
-                "koi start in the corners, or inset (alternate rule 1)",
+                N_("koi start in the corners, or inset (alternate rule 1)"),
                 choices=("corners", "inset"),
             ),
-            Option("first", "red", "the player who moves first", choices=("red", "yellow")),
-            Option("target", 10, "points that win at once (alternate rule 3: 15)", low=1, high=99),
+            Option("first", "red", N_("the player who moves first"), choices=("red", "yellow")),
             Option(
-                "stones", 10, "stones in each player's supply (alternate rule 2: 6)", low=0, high=22
+                "target", 10, N_("points that win at once (alternate rule 3: 15)"), low=1, high=99
+            ),
+            Option(
+                "stones",
+                10,
+                N_("stones in each player's supply (alternate rule 2: 6)"),
+                low=0,
+                high=22,
             ),
             Option(
                 "recycle",
                 False,
-                "after a player drops his last stone the opponent gives one back "
-                "(alternate rule 4)",
+                N_(
+                    "after a player drops his last stone the opponent gives one back "
+                    "(alternate rule 4)"
+                ),
             ),
             Option(
                 "no_move",
                 "pass",
-                "a player with no swim or jump passes, or loses",
+                N_("a player with no swim or jump passes, or loses"),
                 choices=("pass", "lose"),
             ),
             Option(
                 "max_turns",
                 300,
-                "turns after which the game ends (higher score wins)",
+                N_("turns after which the game ends (higher score wins)"),
                 low=1,
                 high=100_000,
             ),
@@ -220,8 +246,10 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         ranks = board.split("/")
         if len(ranks) != SIZE:
             raise InvalidNotationError(
-                f"malformed BOARD {board!r} in position string {text!r}: "
-                f"expected 7 ranks separated by '/'"
+                _(
+                    "malformed BOARD {board!r} in position string {text!r}: "
+                    "expected 7 ranks separated by '/'"
+                ).format(board=board, text=text)
             )
         for row, rank_text in enumerate(ranks):
             rank, file = SIZE - 1 - row, 0
@@ -231,8 +259,10 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                     continue
                 if char not in "RYo" or file >= SIZE:
                     raise InvalidNotationError(
-                        f"malformed rank {rank + 1} {rank_text!r} in position string {text!r}: "
-                        f"expected R, Y, o and digits 1-7 for empty squares, 7 squares a rank"
+                        _(
+                            "malformed rank {rank} {rank_text!r} in position string {text!r}: "
+                            "expected R, Y, o and digits 1-7 for empty squares, 7 squares a rank"
+                        ).format(rank=rank + 1, rank_text=rank_text, text=text)
                     )
                 bit = 1 << (rank * SIZE + file)
                 if char == "o":
@@ -242,8 +272,10 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 file += 1
             if file != SIZE:
                 raise InvalidNotationError(
-                    f"malformed rank {rank + 1} {rank_text!r} in position string {text!r}: "
-                    f"it covers {file} squares, expected 7"
+                    _(
+                        "malformed rank {rank} {rank_text!r} in position string {text!r}: "
+                        "it covers {file} squares, expected 7"
+                    ).format(rank=rank + 1, rank_text=rank_text, text=text, file=file)
                 )
         state = JinLiState(
             koi=(koi[0], koi[1]),
@@ -257,49 +289,82 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         )
         if state.passes > state.turns:
             raise InvalidNotationError(
-                f"impossible position string {text!r}: {state.passes} passes in a row but only "
-                f"{state.turns} turns played (a pass is a turn)"
+                _(
+                    "impossible position string {text!r}: {passes} passes in a row but only "
+                    "{turns} turns played (a pass is a turn)"
+                ).format(text=text, passes=state.passes, turns=state.turns)
             )
         for player, letter in ((RED, "R"), (YELLOW, "Y")):
             if state.koi[player].bit_count() != 2:
                 raise InvalidNotationError(
-                    f"impossible position string {text!r}: {self.players[player]} has "
-                    f"{state.koi[player].bit_count()} koi ({letter}), every player has 2"
+                    _(
+                        "impossible position string {text!r}: {player} has {count} koi "
+                        "({letter}), every player has 2"
+                    ).format(
+                        text=text,
+                        player=side_word(player),
+                        count=state.koi[player].bit_count(),
+                        letter=letter,
+                    )
                 )
         each = int(self.options["stones"])
         on_board = state.stones.bit_count()
         for player in (RED, YELLOW):
             if state.supply[player] > each:
                 raise InvalidNotationError(
-                    f"impossible position string {text!r}: {self.players[player]} has "
-                    f"{plural(state.supply[player], 'stone')} in supply, more than the {each} each "
-                    f"player begins with (option stones)"
+                    _(
+                        "impossible position string {text!r}: {player} has {stones}, more than "
+                        "the {each} each player begins with (option stones)"
+                    ).format(
+                        text=text,
+                        player=side_word(player),
+                        stones=counted(
+                            state.supply[player], "{n} stone in supply", "{n} stones in supply"
+                        ),
+                        each=each,
+                    )
                 )
         if on_board + sum(state.supply) > 2 * each:
             raise InvalidNotationError(
-                f"impossible position string {text!r}: {plural(on_board, 'stone')} on the "
-                f"board and {sum(state.supply)} in supply, more than the {2 * each} of the game "
-                f"(option stones={each})"
+                _(
+                    "impossible position string {text!r}: {stones} and {supply} in supply, "
+                    "more than the {total} of the game (option stones={each})"
+                ).format(
+                    text=text,
+                    stones=counted(on_board, "{n} stone on the board", "{n} stones on the board"),
+                    supply=sum(state.supply),
+                    total=2 * each,
+                    each=each,
+                )
             )
         if state.phase == GIVE_DUE and not state.stones:
             raise InvalidNotationError(
-                f"impossible position string {text!r}: a give is due but no stone is on the board"
+                _(
+                    "impossible position string {text!r}: a give is due but no stone is on the "
+                    "board"
+                ).format(text=text)
             )
         if state.phase == DROP_DUE and state.supply[state.side] == 0:
             raise InvalidNotationError(
-                f"impossible position string {text!r}: a drop is due but "
-                f"{self.players[state.side]} has no stone in supply"
+                _(
+                    "impossible position string {text!r}: a drop is due but {player} has no "
+                    "stone in supply"
+                ).format(text=text, player=side_word(state.side))
             )
         if state.phase == GIVE_DUE and (
             not self.rules.recycle or state.supply[1 - state.side] != 0
         ):
             raise InvalidNotationError(
-                f"impossible position string {text!r}: a give is due only with recycle=true, "
-                f"after {self.players[1 - state.side]} dropped his last stone"
+                _(
+                    "impossible position string {text!r}: a give is due only with "
+                    "recycle=true, after {player} dropped his last stone"
+                ).format(text=text, player=side_word(1 - state.side))
             )
         if state.phase == DROP_DUE and not rules.empty_squares(state):
             raise InvalidNotationError(
-                f"impossible position string {text!r}: a drop is due but no square is empty"
+                _(
+                    "impossible position string {text!r}: a drop is due but no square is empty"
+                ).format(text=text)
             )
         return state
 
@@ -323,7 +388,12 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             return (DROP if word[0] == "@" else GIVE) + square_index(word[1:])
         parts = word.split("-")
         if len(parts) != 2 or not all(SQUARE.fullmatch(p) for p in parts):
-            raise InvalidNotationError(f"invalid jinli action {text!r}: expected {ACTION_FORMS}")
+            raise InvalidNotationError(
+                _(
+                    "invalid jinli action {text!r}: expected a swim or jump like a1-b2 or "
+                    "a1-c3, a drop like @d4, a give like xe5, or pass"
+                ).format(text=text)
+            )
         origin, to = square_index(parts[0]), square_index(parts[1])
         df, dr = to % SIZE - origin % SIZE, to // SIZE - origin // SIZE
         steps = max(abs(df), abs(dr))
@@ -331,7 +401,9 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             d = DIRECTIONS.index((df // steps, dr // steps))
             return origin * 16 + (8 if steps == 2 else 0) + d
         raise IllegalActionError(
-            f"illegal jinli action {text!r}: a koi swims one square or jumps two in a line"
+            _(
+                "illegal jinli action {text!r}: a koi swims one square or jumps two in a line"
+            ).format(text=text)
         )
 
     # ------------------------------------------------------------------ presentation
@@ -342,7 +414,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         return present.action_parts(state, action)
 
     def due(self, state: JinLiState) -> str:
-        return present.DUE[state.phase]
+        return _(present.DUE[state.phase])
 
     def narrate(self, state: JinLiState, action: int) -> list[Note]:
         return present.narrate(self, state, action)
@@ -366,21 +438,30 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 cells.append(piece_at(state, rank * SIZE + file, "."))
             lines.append(f" {rank + 1}  {' '.join(cells)}  {rank + 1}")
         lines.append(files)
-        for side, label in ((RED, "Red"), (YELLOW, "Yellow")):
-            points, stones = plural(state.score[side], "point"), plural(state.supply[side], "stone")
-            lines.append(f"{label:<8}{points:<11}{stones} in supply")
+        for side in (RED, YELLOW):
+            points = counted(state.score[side], "{n} point", "{n} points")
+            stones = counted(state.supply[side], "{n} stone in supply", "{n} stones in supply")
+            lines.append(f"{self.player_name(side):<8}{points:<11}{stones}")
         reason = rules.end_reason(state, self.rules)
         if reason is not None:
             outcome = self.outcome_of(state)
             assert outcome is not None
-            lines.append(f"Game over ({reason}): {outcome.winner_name}")
+            if outcome.winner is None:
+                over = _("Game over ({reason}): draw").format(reason=end_word(reason))
+            else:
+                over = _("Game over ({reason}): {winner}").format(
+                    reason=end_word(reason), winner=side_word(outcome.winner)
+                )
+            lines.append(over)
         else:
-            doing = {
-                MOVE: "to swim or jump",
-                DROP_DUE: "to drop a stone",
-                GIVE_DUE: "to give a stone back",
-            }[state.phase]
-            lines.append(f"{self.players[state.side].capitalize()} {doing}")
+            player = self.player_name(state.side)
+            if state.phase == DROP_DUE:
+                doing = _("{player} to drop a stone").format(player=player)
+            elif state.phase == GIVE_DUE:
+                doing = _("{player} to give a stone back").format(player=player)
+            else:
+                doing = _("{player} to swim or jump").format(player=player)
+            lines.append(doing)
         return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
 from boardlab.core.game import Feature
+from boardlab.core.i18n import N_, _
 from boardlab.games.jinli.rules import (
     ADJACENT,
     DROP,
@@ -26,7 +27,12 @@ if TYPE_CHECKING:
     from boardlab.games.jinli.game import JinLi
 
 FILES = "abcdefg"
-DUE = {MOVE: "swim or jump", DROP_DUE: "drop a stone", GIVE_DUE: "give a stone back"}
+#: What is due in each phase, marked for the catalogue (translated where shown).
+DUE = {
+    MOVE: N_("swim or jump"),
+    DROP_DUE: N_("drop a stone"),
+    GIVE_DUE: N_("give a stone back"),
+}
 SYMBOLS = ("R", "Y")
 
 
@@ -68,20 +74,22 @@ def board_model(game: JinLi, state: JinLiState) -> Board:
         places=tuple(places),
         tallies=(tallies[0], tallies[1]),
         to_act=None if over else state.side,
-        due="" if over else DUE[state.phase],
-        notes=(f"target {game.options['target']} points",),
+        due="" if over else _(DUE[state.phase]),
+        notes=(_("target {target} points").format(target=game.options["target"]),),
     )
 
 
 def action_parts(state: JinLiState, action: int) -> ActionParts:
     if action == PASS:
-        return ActionParts("pass", (), "pass")
+        return ActionParts("pass", (), _("pass"))
     if action >= GIVE:
         square = square_name(action - GIVE)
-        return ActionParts("give", (square,), f"give back the stone on {square}")
+        return ActionParts(
+            "give", (square,), _("give back the stone on {square}").format(square=square)
+        )
     if action >= DROP:
         square = square_name(action - DROP)
-        return ActionParts("drop", (square,), f"drop a stone on {square}")
+        return ActionParts("drop", (square,), _("drop a stone on {square}").format(square=square))
     origin, kind = divmod(action, 16)
     jump = kind >= 8
     to = step(origin, kind & 7, 2 if jump else 1)
@@ -91,17 +99,17 @@ def action_parts(state: JinLiState, action: int) -> ActionParts:
 
 def narrate(game: JinLi, state: JinLiState, action: int) -> list[Note]:
     side = state.side
-    who = game.players[side].capitalize()
+    who = game.player_name(side)
     parts = action_parts(state, action)
     if action == PASS:
-        return [Note("pass", "{player} has no swim or jump and passes.", {"player": who})]
+        return [Note("pass", _("{player} has no swim or jump and passes."), {"player": who})]
     after = game.apply(state, action)
     if action >= GIVE:
-        other = game.players[1 - side].capitalize()
+        other = game.player_name(1 - side)
         return [
             Note(
                 "give",
-                "{player} gives the stone on {square} back to {other}, then plays a turn.",
+                _("{player} gives the stone on {square} back to {other}, then plays a turn."),
                 {"player": who, "square": parts.places[0], "other": other},
                 parts.places,
             )
@@ -110,34 +118,33 @@ def narrate(game: JinLi, state: JinLiState, action: int) -> list[Note]:
         notes = [
             Note(
                 "drop",
-                "{player} drops a stone on {square} ({left} left).",
+                _("{player} drops a stone on {square} ({left} left)."),
                 {"player": who, "square": parts.places[0], "left": after.supply[side]},
                 parts.places,
             )
         ]
         if after.phase == GIVE_DUE:
-            giver = game.players[after.side].capitalize()
+            giver = game.player_name(after.side)
             notes.append(
                 Note(
                     "last_stone",
-                    "That was {player}'s last stone: {giver} gives one back.",
+                    _("That was {player}'s last stone: {giver} gives one back."),
                     {"player": who, "giver": giver},
                 )
             )
         return notes
     gained = after.score[side] - state.score[side]
-    values: dict[str, object] = {"player": who, "verb": parts.kind + "s", "action": parts.label}
+    values: dict[str, object] = {"player": who, "action": parts.label}
+    jump = parts.kind == "jump"
     if not gained:
-        return [Note(parts.kind, "{player} {verb} {action}.", values, parts.places)]
+        template = _("{player} jumps {action}.") if jump else _("{player} swims {action}.")
+        return [Note(parts.kind, template, values, parts.places)]
     values.update(gained=gained, points=after.score[side])
-    return [
-        Note(
-            parts.kind,
-            "{player} {verb} {action}, next to {gained} koi: +{gained} (now {points}).",
-            values,
-            parts.places,
-        )
-    ]
+    if jump:
+        template = _("{player} jumps {action}, next to {gained} koi: +{gained} (now {points}).")
+    else:
+        template = _("{player} swims {action}, next to {gained} koi: +{gained} (now {points}).")
+    return [Note(parts.kind, template, values, parts.places)]
 
 
 def evaluate(game: JinLi, state: JinLiState, player: int) -> float:

@@ -1,4 +1,4 @@
-"""Jin Li rules (RULES.md section 1) as plain functions over a compact state.
+"""Jin Li rules (docs/games/jinli.md) as plain functions over a compact state.
 
 Squares are numbered ``rank * 7 + file`` (a1 = 0, g1 = 6, a7 = 42, g7 = 48); koi and
 stones are 49-bit bitboards. Actions are ints:

@@ -11,6 +11,7 @@ from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, split_fields
 from boardlab.core.game import Feature, Game, Outcome
+from boardlab.core.i18n import N_, _, pgettext
 from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
 from boardlab.games.linja import present, rules
@@ -34,7 +35,24 @@ FIELDS = ("BLACK/RED", "SIDE", "PHASE", "PASSES", "TURNS")
 SIDES = ("b", "r")
 PHASE = re.compile(r"(o|f([1-7])|b)(\+?)")
 MOVE = re.compile(r"(o?)([0-7])-([0-7])")
-ACTION_FORMS = "a move FROM-TO with rows 0-7 like 0-1 or 3-7, an opponent move like o4-5, or pass"
+#: The start and goal rows, as the text board labels them.
+ZONE_LABELS = {0: N_("black start / red goal"), ROWS - 1: N_("red start / black goal")}
+
+
+def side_word(side: int) -> str:
+    """A player inside a message as the position string and options spell it (``black``,
+    ``red``), in the current language."""
+    return pgettext("player", "black") if side == BLACK else pgettext("player", "red")
+
+
+def end_word(reason: str) -> str:
+    """The reason word of an end, as the board text shows it, in the current language."""
+    words = {
+        "passed": pgettext("reason", "passed"),
+        "passes": pgettext("reason", "passes"),
+        "turn_cap": pgettext("reason", "turn_cap"),
+    }
+    return words.get(reason, reason)
 
 
 @register
@@ -44,8 +62,11 @@ class Linja(Game[LinjaState]):
     id = "linja"
     name = "Linja"
     players = ("black", "red")
-    summary = "Race 12 pieces past the other side's; the row you enter sets the next move's length."
-    brief = """
+    player_names = (N_("Black"), N_("Red"))
+    summary = N_(
+        "Race 12 pieces past the other side's; the row you enter sets the next move's length."
+    )
+    brief = N_("""
 Rows 0-7: row 0 is Black's start and Red's goal, row 7 Red's start and Black's goal;
 rows 1-6 lie between the 7 sticks and hold at most 6 pieces each (a move may cross a
 full row but not end in one). Black starts with 6 pieces in row 0 and one in each of rows
@@ -68,13 +89,13 @@ a row, or at the turn cap. Each piece scores by its row counted from its own sta
 Actions: FROM-TO with absolute rows (0-1, 3-7), o4-5 for an opponent piece (nasty), pass.
 Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,6 b o 0 0
 (phase o opening, fN follow-up of N, b bonus; + marks an extra turn).
-"""
+""")
     colours = ("#303030", "#d55e00")
     reasons = MappingProxyType(
         {
-            "passed": "the sides have passed each other",
-            "passes": "two passes in a row",
-            "turn_cap": "the turn limit was reached",
+            "passed": N_("the sides have passed each other"),
+            "passes": N_("two passes in a row"),
+            "turn_cap": N_("the turn limit was reached"),
         }
     )
     kernel = "boardlab.games.linja.kernel"
@@ -83,30 +104,34 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     study_options = ("ruleset", "scoring", "bonus_after_opening", "goal_step_back", "nasty")
     schema = OptionSchema(
         (
-            Option("first", "black", "the player who moves first", choices=("black", "red")),
+            Option("first", "black", N_("the player who moves first"), choices=("black", "red")),
             Option(
                 "ruleset",
                 "bonus",
-                "bonus: the seed text; extra-turn: the bilingual Steffen sheet",
+                N_("bonus: the seed text; extra-turn: the bilingual Steffen sheet"),
                 choices=("bonus", "extra-turn"),
             ),
             Option(
                 "bonus_after_opening",
                 False,
-                "an opening move into the goal also earns a bonus move",
+                N_("an opening move into the goal also earns a bonus move"),
             ),
-            Option("goal_step_back", False, "a bonus may move an own piece back out of the goal"),
-            Option("nasty", False, "a bonus may instead move an opponent piece one row"),
+            Option(
+                "goal_step_back",
+                False,
+                N_("a bonus may move an own piece back out of the goal"),
+            ),
+            Option("nasty", False, N_("a bonus may instead move an opponent piece one row")),
             Option(
                 "scoring",
                 "signed",
-                "signed: -5 -3 -2 -1 1 2 3 5 by row; positive: 0 0 0 0 1 2 3 5",
+                N_("signed: -5 -3 -2 -1 1 2 3 5 by row; positive: 0 0 0 0 1 2 3 5"),
                 choices=("signed", "positive"),
             ),
             Option(
                 "max_turns",
                 1000,
-                "turns after which the game ends (more points wins)",
+                N_("turns after which the game ends (more points wins)"),
                 low=1,
                 high=100_000,
             ),
@@ -193,15 +218,19 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         counts = [c.split(",") for c in halves]
         if len(halves) != 2 or any(len(c) != ROWS for c in counts):
             raise InvalidNotationError(
-                f"malformed BLACK/RED {rows!r} in position string {text!r}: expected the "
-                f"counts of rows 0-7 for each side, comma-separated, black/red"
+                _(
+                    "malformed BLACK/RED {rows!r} in position string {text!r}: expected the "
+                    "counts of rows 0-7 for each side, comma-separated, black/red"
+                ).format(rows=rows, text=text)
             )
-        black, red = (tuple(read_int(n, "row count", text, 0, 12) for n in c) for c in counts)
+        black, red = (tuple(read_int(n, N_("row count"), text, 0, 12) for n in c) for c in counts)
         match = PHASE.fullmatch(phase)
         if not match:
             raise InvalidNotationError(
-                f"malformed PHASE {phase!r} in position string {text!r}: "
-                f"expected o, o+, fN, fN+ (N from 1 to 7) or b"
+                _(
+                    "malformed PHASE {phase!r} in position string {text!r}: "
+                    "expected o, o+, fN, fN+ (N from 1 to 7) or b"
+                ).format(phase=phase, text=text)
             )
         kind = {"o": OPENING, "b": BONUS}.get(match.group(1), FOLLOW_UP)
         state = LinjaState(
@@ -218,40 +247,57 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
 
     def _check_state(self, state: LinjaState, text: str) -> None:
         def refuse(why: str) -> InvalidNotationError:
-            return InvalidNotationError(f"impossible linja position string {text!r}: {why}")
+            return InvalidNotationError(
+                _("impossible linja position string {text!r}: {why}").format(text=text, why=why)
+            )
 
         if state.passes > state.turns:
             raise refuse(
-                f"{state.passes} passes in a row but only {state.turns} turns played "
-                "(a pass is a turn)"
+                _(
+                    "{passes} passes in a row but only {turns} turns played (a pass is a turn)"
+                ).format(passes=state.passes, turns=state.turns)
             )
         for side in (BLACK, RED):
-            if sum(state.counts[side]) != PIECES:
+            count = sum(state.counts[side])
+            if count != PIECES:
                 raise refuse(
-                    f"{self.players[side]} has {sum(state.counts[side])} pieces, "
-                    f"every player has {PIECES}"
+                    _("{player} has {count} pieces, every player has {pieces}").format(
+                        player=side_word(side), count=count, pieces=PIECES
+                    )
                 )
         for row in range(1, ROWS - 1):
             if rules.total(state, row) > CAPACITY:
-                raise refuse(f"row {row} holds more than {CAPACITY} pieces")
+                raise refuse(
+                    _("row {row} holds more than {capacity} pieces").format(
+                        row=row, capacity=CAPACITY
+                    )
+                )
         if state.phase == BONUS and state.extra:
-            raise refuse("a bonus never happens inside an extra turn")
+            raise refuse(_("a bonus never happens inside an extra turn"))
         if state.extra and not self.rules.extra_turn:
-            raise refuse("extra turns exist only under ruleset=extra-turn")
+            raise refuse(_("extra turns exist only under ruleset=extra-turn"))
         if state.phase == BONUS and self.rules.extra_turn:
-            raise refuse("there is no bonus under ruleset=extra-turn")
+            raise refuse(_("there is no bonus under ruleset=extra-turn"))
         if state.phase == FOLLOW_UP and not self.legal_actions(state):
-            raise refuse(f"no piece can make the follow-up of {state.steps} (it is forfeited)")
+            raise refuse(
+                _("no piece can make the follow-up of {steps} (it is forfeited)").format(
+                    steps=state.steps
+                )
+            )
         if state.phase == BONUS and not state.counts[state.side][rules.goal(state.side)]:
             raise refuse(
-                f"a bonus is due but {self.players[state.side]} has no piece in the goal "
-                f"(row {rules.goal(state.side)}); a bonus is earned by entering it"
+                _(
+                    "a bonus is due but {player} has no piece in the goal (row {row}); "
+                    "a bonus is earned by entering it"
+                ).format(player=side_word(state.side), row=rules.goal(state.side))
             )
         inside_a_turn = state.phase != OPENING or state.extra
         if state.turns == 0 and inside_a_turn and state not in self._first_turn:
             raise refuse(
-                "no turn is complete (TURNS 0), so this must be a step of the first "
-                "turn from the initial position, and it is not"
+                _(
+                    "no turn is complete (TURNS 0), so this must be a step of the first "
+                    "turn from the initial position, and it is not"
+                )
             )
 
     @cached_property
@@ -284,7 +330,12 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             return PASS
         match = MOVE.fullmatch(word)
         if not match:
-            raise InvalidNotationError(f"invalid linja action {text!r}: expected {ACTION_FORMS}")
+            raise InvalidNotationError(
+                _(
+                    "invalid linja action {text!r}: expected a move FROM-TO with rows 0-7 "
+                    "like 0-1 or 3-7, an opponent move like o4-5, or pass"
+                ).format(text=text)
+            )
         code = int(match.group(2)) * ROWS + int(match.group(3))
         return code + NASTY if match.group(1) else code
 
@@ -312,17 +363,32 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: LinjaState) -> str:
-        lines = ["row  black  red   (black moves up to row 7, red down to row 0)"]
+        lines = [_("row  black  red   (black moves up to row 7, red down to row 0)")]
         for row in range(ROWS - 1, -1, -1):
-            label = {0: "black start / red goal", 7: "red start / black goal"}.get(row, "")
+            label = _(ZONE_LABELS[row]) if row in ZONE_LABELS else ""
             b, r = state.counts[BLACK][row], state.counts[RED][row]
             pieces = "B" * b + "R" * r
             lines.append(f" {row}   {b:>3}  {r:>3}   {pieces:<13} {label}".rstrip())
         black, red = self.points(state)
-        lines.append(f"points: black {black}, red {red}; turn {state.turns}")
+        lines.append(
+            _("points: black {black}, red {red}; turn {turn}").format(
+                black=black, red=red, turn=state.turns
+            )
+        )
         outcome = self.outcome_of(state)
         if outcome is not None:
-            lines.append(f"Game over ({outcome.reason}): {outcome.winner_name}")
+            reason = end_word(outcome.reason)
+            if outcome.winner is None:
+                over = _("Game over ({reason}): draw").format(reason=reason)
+            else:
+                over = _("Game over ({reason}): {winner}").format(
+                    reason=reason, winner=side_word(outcome.winner)
+                )
+            lines.append(over)
         else:
-            lines.append(f"{self.players[state.side].capitalize()} to play: {present.due(state)}")
+            lines.append(
+                _("{player} to play: {due}").format(
+                    player=self.player_name(state.side), due=present.due(state)
+                )
+            )
         return "\n".join(lines)

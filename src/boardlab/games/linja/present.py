@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, plural
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
 from boardlab.core.game import Feature
+from boardlab.core.i18n import N_, _, counted, pgettext
 from boardlab.games.linja.rules import (
     BLACK,
     BONUS,
@@ -27,25 +28,30 @@ if TYPE_CHECKING:
     from boardlab.games.linja.game import Linja
 
 SYMBOLS = ("B", "R")
-ZONES = {0: "black start, red goal", ROWS - 1: "red start, black goal"}
+ZONES = {0: N_("black start, red goal"), ROWS - 1: N_("red start, black goal")}
 
 
 def due(state: LinjaState) -> str:
     """The phase in words: ``opening move``, ``follow-up of 3 rows``, ``bonus move of 1
     row (or pass)``, ``... of the extra turn``."""
-    extra = " of the extra turn" if state.extra else ""
     if state.phase == OPENING:
-        return f"opening move{extra}"
+        return _("opening move of the extra turn") if state.extra else _("opening move")
     if state.phase == BONUS:
-        return "bonus move of 1 row (or pass)"
-    return f"follow-up of {plural(state.steps, 'row')}{extra}"
+        return _("bonus move of 1 row (or pass)")
+    if state.extra:
+        return counted(
+            state.steps,
+            "follow-up of {n} row of the extra turn",
+            "follow-up of {n} rows of the extra turn",
+        )
+    return counted(state.steps, "follow-up of {n} row", "follow-up of {n} rows")
 
 
 def board_model(game: Linja, state: LinjaState) -> Board:
     """Rows 7 (Red's start, Black's goal) down to 0 under a heading, one line each: the
     row number, the row with both colours' pieces, and what the row is (a start zone, a
     goal, full)."""
-    places = [Place("rows", "label", 0, 0, text="row")]
+    places = [Place("rows", "label", 0, 0, text=_("row"))]
     for row in range(ROWS):
         y = ROWS - row
         black, red = state.counts[BLACK][row], state.counts[1 - BLACK][row]
@@ -56,7 +62,10 @@ def board_model(game: Linja, state: LinjaState) -> Board:
         )
         places.append(Place(f"row {row}", "label", 0, y, text=str(row)))
         places.append(Place(str(row), "row", 1, y, pieces=pieces))
-        note = ZONES.get(row, "full" if black + red >= CAPACITY else "")
+        if row in ZONES:
+            note = _(ZONES[row])
+        else:
+            note = pgettext("row", "full") if black + red >= CAPACITY else ""
         if note:
             places.append(Place(f"about row {row}", "label", 2, y, text=note))
     over = game.outcome_of(state) is not None
@@ -68,13 +77,13 @@ def board_model(game: Linja, state: LinjaState) -> Board:
         tallies=((Tally(points[0], "point", "points"),), (Tally(points[1], "point", "points"),)),
         to_act=None if over else state.side,
         due="" if over else due(state),
-        notes=("points as if the game ended now",),
+        notes=(_("points as if the game ended now"),),
     )
 
 
 def action_parts(state: LinjaState, action: int) -> ActionParts:
     if action == PASS:
-        label = "decline the bonus" if state.phase == BONUS else "pass"
+        label = _("decline the bonus") if state.phase == BONUS else _("pass")
         return ActionParts("pass", (), label)
     kind = {OPENING: "opening", FOLLOW_UP: "follow-up", BONUS: "bonus"}[state.phase]
     origin, to = divmod(action % NASTY, ROWS)
@@ -86,59 +95,66 @@ def action_parts(state: LinjaState, action: int) -> ActionParts:
 
 def narrate(game: Linja, state: LinjaState, action: int) -> list[Note]:
     side = state.side
-    who = game.players[side].capitalize()
     parts = action_parts(state, action)
-    values: dict[str, object] = {"player": who, "action": parts.label}
+    values: dict[str, object] = {"player": game.player_name(side), "action": parts.label}
     if action == PASS:
         if state.phase == BONUS:
-            return [Note("decline", "{player} declines the bonus move.", values)]
+            return [Note("decline", _("{player} declines the bonus move."), values)]
         if state.extra:
-            text = "{player} has no opening move in the extra turn; the turn ends."
+            text = _("{player} has no opening move in the extra turn; the turn ends.")
             return [Note("pass", text, values)]
-        return [Note("pass", "{player} has no opening move and passes.", values)]
+        return [Note("pass", _("{player} has no opening move and passes."), values)]
     if action >= NASTY:
         values["action"] = parts.label[1:]
-        text = "Bonus: {player} moves an opponent piece {action}."
+        text = _("Bonus: {player} moves an opponent piece {action}.")
         return [Note("bonus", text, values, parts.places)]
     origin, to = divmod(action, ROWS)
     if state.phase == BONUS:
-        values["direction"] = "forward" if (to - origin) * (1 if side == 0 else -1) > 0 else "back"
-        text = "Bonus: {player} moves {action}, one row {direction}."
+        if (to - origin) * (1 if side == 0 else -1) > 0:
+            text = _("Bonus: {player} moves {action}, one row forward.")
+        else:
+            text = _("Bonus: {player} moves {action}, one row back.")
         return [Note("bonus", text, values, parts.places)]
     new = game.apply(state, action)
     continues = new.side == side
     if state.phase == OPENING:
-        notes = [Note("opening", "{player} opens {action}.", values, parts.places)]
+        notes = [Note("opening", _("{player} opens {action}."), values, parts.places)]
         if to == goal(side):
             if new.phase == FOLLOW_UP and continues:
-                text = "The piece reaches the goal: a follow-up of 1 row."
+                text = _("The piece reaches the goal: a follow-up of 1 row.")
             elif new.phase == BONUS:
-                text = "The piece reaches the goal: a bonus move."
+                text = _("The piece reaches the goal: a bonus move.")
             else:
-                text = "The piece reaches the goal: no follow-up."
+                text = _("The piece reaches the goal: no follow-up.")
             return [*notes, Note("goal", text)]
         there = new.counts[0][to] + new.counts[1][to] - 1
-        count = {"row": to, "pieces": plural(there, "piece"), "rows": plural(there, "row")}
+        count = {
+            "row": to,
+            "pieces": counted(there, "{n} piece", "{n} pieces"),
+            "rows": counted(there, "{n} row", "{n} rows"),
+        }
         if there == 0:
-            notes.append(Note("no_follow_up", "Row {row} was empty: no follow-up.", count))
+            notes.append(Note("no_follow_up", _("Row {row} was empty: no follow-up."), count))
         elif new.phase == FOLLOW_UP and continues:
-            text = "Row {row} held {pieces}: a follow-up of {rows}."
+            text = _("Row {row} held {pieces}: a follow-up of {rows}.")
             notes.append(Note("follow_up_due", text, count))
         else:
-            text = (
+            text = _(
                 "Row {row} held {pieces}, but no piece can move {rows}: the follow-up is forfeited."
             )
             notes.append(Note("forfeit", text, count))
         return notes
-    notes = [Note("follow_up", "{player} follows up {action}.", values, parts.places)]
+    notes = [Note("follow_up", _("{player} follows up {action}."), values, parts.places)]
     if new.phase == BONUS:
-        text = "The piece enters the goal with exactly {steps}: a bonus move."
-        notes.append(Note("bonus_due", text, {"steps": plural(state.steps, "step")}))
+        text = _("The piece enters the goal with exactly {steps}: a bonus move.")
+        steps = counted(state.steps, "{n} step", "{n} steps")
+        notes.append(Note("bonus_due", text, {"steps": steps}))
     elif new.phase == OPENING and continues:
-        text = "It ends in row {row}, which was empty: an extra turn."
+        text = _("It ends in row {row}, which was empty: an extra turn.")
         notes.append(Note("extra_turn", text, {"row": to}))
     elif to == goal(side) and abs(to - origin) < state.steps:
-        notes.append(Note("overshoot", "It overshoots into the goal: the surplus steps are lost."))
+        text = _("It overshoots into the goal: the surplus steps are lost.")
+        notes.append(Note("overshoot", text))
     return notes
 
 

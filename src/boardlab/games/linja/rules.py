@@ -1,4 +1,4 @@
-"""Linja rules (RULES.md section 2) as plain functions over a compact state.
+"""Linja rules (docs/games/linja.md) as plain functions over a compact state.
 
 Rows are absolute, 0..7: row 0 is Black's start zone and Red's goal, row 7 Red's start
 zone and Black's goal. Pieces in a row are interchangeable, so a side is 8 counts and a

@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit, prange
 
 from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import _
 from boardlab.games.linja.game import Linja
 from boardlab.games.linja.kernel import (
     BONUS_INSTEAD,
@@ -416,8 +417,10 @@ def variant(game: Linja) -> dict[str, Any]:
     rules = game.rules
     if rules.max_turns <= MAX_GAME_TURNS:
         raise BoardlabError(
-            f"max_turns={rules.max_turns} can end a game early, so values depend on the turn "
-            f"count: the solver needs max_turns > {MAX_GAME_TURNS}, where the cap never binds"
+            _(
+                "max_turns={max_turns} can end a game early, so values depend on the turn "
+                "count: the solver needs max_turns > {most}, where the cap never binds"
+            ).format(max_turns=rules.max_turns, most=MAX_GAME_TURNS)
         )
     chosen: dict[str, Any] = {
         "ruleset": "extra-turn" if rules.extra_turn else "bonus",
@@ -426,9 +429,11 @@ def variant(game: Linja) -> dict[str, Any]:
     if not rules.extra_turn:
         if rules.bonus_after_opening and rules.goal_step_back:
             raise BoardlabError(
-                "bonus_after_opening=true with goal_step_back=true can loop (an opening into "
-                "the goal, then a bonus back out of it, gives the same board again), so the "
-                "game has no value without the turn count: not solved"
+                _(
+                    "bonus_after_opening=true with goal_step_back=true can loop (an opening into "
+                    "the goal, then a bonus back out of it, gives the same board again), so the "
+                    "game has no value without the turn count: not solved"
+                )
             )
         chosen.update(
             bonus_after_opening=rules.bonus_after_opening,
@@ -475,10 +480,10 @@ def default_path(game: Linja) -> Path:
 
 def missing_table(game: Linja, path: Path) -> str:
     options = "".join(f" --option {a}" for a in game.option_assignments())
-    return (
-        f"no Linja table for these rules at {path}: build it with `boardlab solve "
-        f"linja{options}` (about 15 minutes on 2 cores, 2.5 GB)"
-    )
+    return _(
+        "no Linja table for these rules at {path}: build it with `boardlab solve "
+        "linja{options}` (about 15 minutes on 2 cores, 2.5 GB)"
+    ).format(path=path, options=options)
 
 
 def build(
@@ -552,10 +557,17 @@ class LinjaSolution:
         """The exact final point difference for the player to act."""
         if not self.in_reach(state):
             raise BoardlabError(
-                f"the table does not reach {self.game.format_state(state)}: it needs "
-                f"progress {self.lowest} or more (a complete table has 0; this position has "
-                f"{level(state)}) and {turns_left(state)} turns left before the cap "
-                f"{self.game.rules.max_turns}"
+                _(
+                    "the table does not reach {position}: it needs "
+                    "progress {lowest} or more (a complete table has 0; this position has "
+                    "{level}) and {turns} turns left before the cap {cap}"
+                ).format(
+                    position=self.game.format_state(state),
+                    lowest=self.lowest,
+                    level=level(state),
+                    turns=turns_left(state),
+                    cap=self.game.rules.max_turns,
+                )
             )
         return self._value(state)
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from boardlab.core.game import Game, Position
+from boardlab.core.i18n import N_, _, pgettext
 from boardlab.games.linja import solution as table
+from boardlab.games.linja.game import side_word
 from boardlab.solve import Progress, Solver, SolveRequest, ensure_table
 from boardlab.solve.tables import TableError
 
 
 class LinjaSolver(Solver):
-    covers = "every position of the variant"
+    covers = N_("every position of the variant")
     needs_table = True
 
     def __init__(self, solution: table.LinjaSolution) -> None:
@@ -40,43 +42,60 @@ class LinjaSolver(Solver):
         return self.solution.action_values(state)
 
     def unreached(self, state: Any) -> str:
-        return "the position lies beyond the table's reach (the turn cap could end the game first)"
+        return _(
+            "the position lies beyond the table's reach (the turn cap could end the game first)"
+        )
 
     @classmethod
     def solve(cls, game: Game[Any], request: SolveRequest, progress: Progress) -> list[str]:
         if request.max_seeds is not None:
-            raise TableError("--max-seeds is for endgame tables: Linja is solved whole")
+            raise TableError(_("--max-seeds is for endgame tables: Linja is solved whole"))
         path = request.out or table.default_path(game)  # type: ignore[arg-type]
         name = table.variant_name(game)  # type: ignore[arg-type]
         header = ensure_table(
             path,
             request,
             lambda target, update: table.build(game, target, update),  # type: ignore[arg-type]
-            f"solving {game.name} {name}",
-            "levels",
+            _("solving {game} {variant}").format(game=game.name, variant=name),
+            pgettext("progress", "levels"),
             progress,
         )
         solution = table.LinjaSolution.load(game, path)  # type: ignore[arg-type]
         start = game.initial()
         size = path.stat().st_size / 1e9
         lines = [
-            f"{game.name} {name}: {path} ({size:.2f} GB, built in {header['build_seconds']:.0f} s)"
+            _("{game} {variant}: {path} ({size:.2f} GB, built in {seconds:.0f} s)").format(
+                game=game.name,
+                variant=name,
+                path=path,
+                size=size,
+                seconds=header["build_seconds"],
+            )
         ]
         if not solution.in_reach(start.state):
-            lowest = solution.lowest
-            return [*lines, f"a partial table (progress {lowest} and more): the start is beyond it"]
+            partial = _("a partial table (progress {lowest} and more): the start is beyond it")
+            return [*lines, partial.format(lowest=solution.lowest)]
         value = solution.value(start.state)
-        first = start.player
-        verdict = (
-            "a draw"
-            if value == 0
-            else (f"{first} wins by {value}" if value > 0 else f"{first} loses by {-value}")
-        )
+        first = side_word(start.to_act)
+        if value == 0:
+            verdict = _("start {position}: a draw with perfect play (value {value:+d})")
+        elif value > 0:
+            verdict = _(
+                "start {position}: {player} wins by {margin} with perfect play (value {value:+d})"
+            )
+        else:
+            verdict = _(
+                "start {position}: {player} loses by {margin} with perfect play (value {value:+d})"
+            )
         turns = [" ".join(_strings(start, t)) for t in solution.best_turns(start.state)]
         return [
             *lines,
-            f"start {start.position_string()}: {verdict} with perfect play (value {value:+d})",
-            f"optimal first turns ({len(turns)}): {', '.join(turns)}",
+            verdict.format(
+                position=start.position_string(), player=first, margin=abs(value), value=value
+            ),
+            _("optimal first turns ({count}): {turns}").format(
+                count=len(turns), turns=", ".join(turns)
+            ),
         ]
 
 
