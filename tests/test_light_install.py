@@ -148,6 +148,12 @@ CASES = [
     Case("solve linja -o max_turns=5", "fast", "error"),
     Case("solve linja --max-seeds 3", "fast", "error"),
     Case("solve jinli", "error", "error"),
+    # German: the catalogue ships with the package, and needs no extra
+    Case("--lang de rules linja", "ok"),
+    Case(f"--lang de show galatjang {TINY}", "ok"),
+    Case("--lang de replay linja", "error", "error", stdin="9-9\n"),
+    Case("--lang xx games", "error", "error"),
+    Case("solve jinli --lang de", "error", "error"),
     # the web app
     Case("serve --port 70000", "error", "error"),
     Case("serve --port 1 --db sqlite:///{tmp}/web.sqlite3", "web", None),
@@ -315,6 +321,22 @@ def test_light_install_works_or_names_the_extra(
         timeout=TIMEOUT,
     )
     _check(case, case.light, done.returncode, done.stdout, done.stderr)
+
+
+def test_the_light_install_speaks_german(light_bin: Path, light_tmp: Path) -> None:
+    """The compiled catalogue is package data: German needs no extra."""
+    env = _environment(light_tmp, light=True)
+    env["LANG"] = "de_DE.UTF-8"
+    done = subprocess.run(
+        [str(light_bin / "boardlab"), "show", "galatjang", *TINY.split()],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=light_tmp,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Süd" in done.stdout, done.stdout
 
 
 # ---------------------------------------------------------------------- the full install
