@@ -373,3 +373,14 @@ def test_the_page_scripts_get_each_of_their_messages_in_german() -> None:
     same = [key for key, value in german.items() if value == english[key]]
     assert not same, same
     assert all(value == key for key, value in english.items() if isinstance(value, str))
+    # every call in the scripts is found (one inside a template literal would not be)
+    import re
+
+    from boardlab.web.language import STATIC
+
+    called = {
+        text
+        for script in STATIC.glob("*.js")
+        for text in re.findall(r'\b_\(\s*"((?:[^"\\]|\\.)*)"', script.read_text(encoding="utf-8"))
+    }
+    assert called and called <= set(german), called - set(german)

@@ -262,7 +262,7 @@ class GameService:
         length = len(record)
         data = await run_in_threadpool(self.store.review, game_id, REVIEW_AGENT, length)
         if data is not None:
-            return {"status": "ready", **data}
+            return {"status": "ready", **data, "agent_name": level_name(REVIEW_AGENT)}
         if game_id not in self.reviewing:
             task = asyncio.create_task(self._make_review(stored, length))
             self.reviewing[game_id] = task

@@ -125,7 +125,8 @@ function renderGraph() {
     )
     .join("");
   const area = `${xs(0)},${height / 2} ${line} ${xs(review.length)},${height / 2}`;
-  box.innerHTML = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${_("evaluation graph")}">
+  const label = _("evaluation graph");
+  box.innerHTML = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${label}">
     <rect x="0" y="0" width="${width}" height="${height / 2}" fill="${state.colours[0]}" fill-opacity="0.08"/>
     <rect x="0" y="${height / 2}" width="${width}" height="${height / 2}" fill="${state.colours[1]}" fill-opacity="0.08"/>
     <line x1="0" x2="${width}" y1="${height / 2}" y2="${height / 2}" stroke="#999" stroke-dasharray="4 3"/>
@@ -155,7 +156,8 @@ function renderSummary(data) {
     ["?", _("mistakes")],
     ["??", _("blunders")],
   ].map(([symbol, words]) => `<th title="${words}">${symbol}</th>`);
-  box.innerHTML = `<table class="summary-table"><thead><tr><th></th>${heads.join("")}<th>${_("mean loss")}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const lossHead = _("mean loss");
+  box.innerHTML = `<table class="summary-table"><thead><tr><th></th>${heads.join("")}<th>${lossHead}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
 async function poll() {
@@ -177,7 +179,7 @@ async function poll() {
     review = data.items;
     $("review-status").textContent = _(
       "Reviewed by the AI ({agent}): marks show inaccuracies (?!), mistakes (?) and blunders (??).",
-      { agent: data.agent },
+      { agent: data.agent_name || data.agent },
     );
     renderSummary(data);
     render();
