@@ -7,7 +7,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN = $(VENV)/bin
 
-.PHONY: setup serve play test bench lint typecheck browser screenshots messages clean
+.PHONY: setup serve play test bench lint typecheck browser postgres screenshots messages clean
 
 setup: $(VENV)/.installed
 
@@ -31,6 +31,15 @@ browser:
 	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	    else echo "note: no Chromium; the browser tests are skipped (apt-get install chromium)"; fi; }
+
+# The web tests run on SQLite and on a throwaway PostgreSQL server they start from the
+# machine's binaries (/usr/lib/postgresql). Installed when missing and this is root with
+# apt (CI); elsewhere the PostgreSQL cases are skipped, except under CI=true.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	    else echo "note: no PostgreSQL; its web tests are skipped (apt-get install postgresql)"; fi; }
 
 # The pictures in docs/images, taken by the browser tests.
 screenshots: setup browser
@@ -56,7 +65,7 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-test: lint typecheck browser
+test: lint typecheck browser postgres
 	$(BIN)/python -m pytest -n auto
 
 clean:

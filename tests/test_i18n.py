@@ -266,11 +266,11 @@ def test_a_terminal_game_in_german(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- the web app
 @pytest.fixture
-def http(tmp_path: Path) -> Any:
+def http(database: str) -> Any:
     pytest.importorskip("fastapi", reason="the web extra is not installed")
     from web_support import client
 
-    with client(tmp_path / "web.db") as test_client:
+    with client(database) as test_client:
         yield test_client
 
 

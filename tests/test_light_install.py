@@ -157,6 +157,8 @@ CASES = [
     # the web app
     Case("serve --port 70000", "error", "error"),
     Case("serve --port 1 --db sqlite:///{tmp}/web.sqlite3", "web", None),
+    Case("serve --port 0 --db garbage://", "web", "error"),
+    Case("serve --port 0 --db postgresql+psycopg://nobody:secret@127.0.0.1:1/x", "web", "error"),
 ]
 IDS = [f"{n}:{case.line or '(nothing)'}" for n, case in enumerate(CASES)]
 

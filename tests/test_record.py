@@ -309,3 +309,31 @@ def test_saving_follows_a_link_and_keeps_the_umask(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(NotADirectoryError, match="a part of the path is a file"):
         record.save(tmp_path / "file" / "g.txt")
+
+
+@pytest.mark.parametrize("game_id", boardlab.game_ids())
+def test_a_loss_on_time_and_a_draw_agreed_survive_both_formats(game_id: str) -> None:
+    """Online play ends games two more ways than the rules: a clock that runs out (the
+    player loses, reason ``time``) and a draw both agree to (reason ``agreement``)."""
+    game = boardlab.new_game(game_id)
+    for end in ("time", "agreement"):
+        record = GameRecord(game)
+        record.play(record.position.legal_actions()[0])
+        if end == "time":
+            record.resign(record.position.to_act, "time")
+            expected = (1 - record.position.to_act, "time")
+        else:
+            record.agree_draw()
+            expected = (None, "agreement")
+        for copy in (GameRecord.read(record.to_text()), GameRecord.from_json(record.to_json())):
+            outcome = copy.outcome()
+            assert outcome is not None and (outcome.winner, outcome.reason) == expected
+            assert copy.is_over() and len(copy) == 1
+            with pytest.raises(boardlab.BoardlabError, match="over"):
+                copy.play(copy.position.legal_actions()[0])
+        record.undo(0)
+        assert not record.is_over() and record.outcome() is None
+    finished = GameRecord(game)
+    finished.agree_draw()
+    with pytest.raises(boardlab.BoardlabError, match="already over"):
+        finished.agree_draw()

@@ -20,8 +20,9 @@ GAMES = boardlab.game_ids()
 
 
 @pytest.fixture
-def http(tmp_path: Path) -> Any:
-    with client(tmp_path / "games.sqlite3") as test_client:
+def http(database: str) -> Any:
+    """The app on an empty database: every test here runs on SQLite and on PostgreSQL."""
+    with client(database) as test_client:
         yield test_client
 
 
@@ -384,8 +385,8 @@ def test_a_socket_for_an_unknown_game_says_so(http: Any) -> None:
 
 
 # ---------------------------------------------------------------------- durability
-def test_games_survive_a_restart_of_the_app(tmp_path: Path) -> None:
-    db = tmp_path / "games.sqlite3"
+def test_games_survive_a_restart_of_the_app(database: str) -> None:
+    db = database
     with client(db) as http:
         game_id = new_game(http, "linja")
         state = http.get(f"/api/games/{game_id}").json()

@@ -41,9 +41,16 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = LiveServer(tmp_path_factory.mktemp("web") / "games.sqlite3")
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    """``boardlab serve`` on SQLite, then on PostgreSQL: every browser test runs on both."""
+    folder = tmp_path_factory.mktemp("web")
+    if request.param == "sqlite":
+        live = LiveServer(folder / "games.sqlite3")
+    else:
+        live = LiveServer(request.getfixturevalue("postgres").fresh(), folder)
     live.start()
     yield live
     live.stop()
@@ -218,8 +225,8 @@ def test_rules_pages_draw_their_diagrams(page: Any, server: LiveServer) -> None:
         page.screenshot(path=str(Path(SHOTS) / "rules.png"))
 
 
-def test_a_game_survives_the_server_being_killed(page: Any, tmp_path: Path) -> None:
-    live = LiveServer(tmp_path / "games.sqlite3")
+def test_a_game_survives_the_server_being_killed(page: Any, database: str, tmp_path: Path) -> None:
+    live = LiveServer(database, tmp_path)
     live.start()
     try:
         game_id = start(page, live, "linja", "easy")
@@ -255,7 +262,7 @@ def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
             phone.goto(f"{server.url}{path}")
             assert phone.evaluate(sideways) <= 390, path
         phone.click("button[type=submit]")
-        phone.wait_for_selector("svg.board")
+        phone.wait_for_selector('#play[data-ready="true"]')  # the script is listening
         assert phone.evaluate(sideways) <= 390
         phone.tap('#board [data-place="s2"]')
         phone.wait_for_function("document.getElementById('moves').textContent.includes('s2')")
@@ -385,4 +392,49 @@ def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: Liv
         assert page.inner_text("#status") != english
     finally:
         context.close()
+    assert errors == [], errors
+
+
+def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) -> None:
+    """A game by invitation link between two browsers, watched live by a third: each
+    player's clicks act only for their own seat, the spectator has no controls."""
+    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(3)]
+    creator, friend, spectator = (context.new_page() for context in contexts)
+    errors: list[str] = []
+    for opened in (creator, friend, spectator):
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        opened.set_default_timeout(30000)
+    try:
+        game_id = start(creator, server, "galatjang", "online")
+        link = creator.input_value("#invitation-link")
+        assert link.startswith(server.url) and f"/join/{game_id}/" in link
+        friend.goto(link)
+        friend.click("button[type=submit]")
+        friend.wait_for_url(f"**/play/{game_id}")
+        spectator.goto(f"{server.url}/play/{game_id}")
+        assert spectator.is_visible("#watching") and not spectator.is_visible("#resign")
+        creator.wait_for_selector("#invitation", state="hidden")
+        rng = random.Random(8)
+        players = {0: creator, 1: friend}
+        state = state_of(creator, server, game_id)
+        for _ in range(6):
+            if state["outcome"] is not None:
+                break
+            mover = players[state["to_act"]]
+            mover.wait_for_selector(f'#play[data-ply="{state["ply"]}"][data-ready="true"]')
+            other = players[1 - state["to_act"]]
+            assert other.get_attribute("#play", "data-ready") == "false"
+            entry = rng.choice(state["legal"])
+            click_action(mover, entry)
+            ply = state["ply"]
+            state = wait_for(creator, server, game_id, lambda s, ply=ply: s["ply"] > ply)
+            spectator.wait_for_function(
+                f"document.getElementById('moves').textContent.includes('{entry['action']}')"
+            )
+        assert spectator.get_attribute("#play", "data-ready") == "false"
+        if SHOTS:
+            creator.screenshot(path=str(Path(SHOTS) / "online.png"))
+    finally:
+        for context in contexts:
+            context.close()
     assert errors == [], errors

@@ -1,9 +1,11 @@
-"""Helpers for the web app's tests: an app on a fresh SQLite file, a live server in a
-child process (so a test can kill it), and waiting for the AI."""
+"""Helpers for the web app's tests: an app on a fresh database (a SQLite file, or a
+database of its own on a throwaway PostgreSQL server), a live server in a child process
+(so a test can kill it), and waiting for the AI."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -30,10 +32,68 @@ SMALL = {
 }
 
 
+def url_of(db: Path | str) -> str:
+    """A database URL: a path is a SQLite file."""
+    return f"sqlite:///{db}" if isinstance(db, Path) else db
+
+
 @contextmanager
-def client(db: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{db}", workers=1)) as test_client:
+def client(db: Path | str) -> Iterator[TestClient]:
+    with TestClient(create_app(url_of(db), workers=1)) as test_client:
         yield test_client
+
+
+class Postgres:
+    """A throwaway PostgreSQL server for the tests, started from the machine's binaries
+    as the ``postgres`` user when this is root (``initdb`` refuses root). Each test gets
+    a database of its own (``fresh``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        binaries = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: p.parent.name)
+        self.bin = binaries[-1] if binaries else None
+        self.count = 0
+
+    def _run(self, *command: str) -> None:
+        assert self.bin is not None
+        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        subprocess.run(
+            [*prefix, str(self.bin / command[0]), *command[1:]],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+    def start(self) -> None:
+        if self.bin is None:
+            raise RuntimeError("no PostgreSQL here (apt-get install postgresql)")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+        self.folder.chmod(0o700)
+        data = self.folder / "data"
+        self._run("initdb", "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync")
+        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off"
+        log = str(self.folder / "server.log")
+        self._run("pg_ctl", "-D", str(data), "-l", log, "-w", "-o", options, "start")
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def fresh(self) -> str:
+        """The URL of a new, empty database."""
+        import psycopg
+
+        self.count += 1
+        name = f"test_{os.getpid()}_{self.count}"
+        server = f"host=127.0.0.1 port={self.port} user=postgres"
+        with psycopg.connect(server, autocommit=True) as db:
+            db.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
 
 
 def new_game(http: Any, game: str, opponent: str = "human", seat: str = "0", **options: str) -> str:
@@ -66,9 +126,10 @@ def free_port() -> int:
 class LiveServer:
     """``boardlab serve`` in a child process, on a database that outlives it."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path | str, folder: Path | None = None) -> None:
         self.db = db
         self.port = free_port()
+        self.log = (folder or Path(str(db)).parent) / f"server-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -77,14 +138,14 @@ class LiveServer:
 
     def start(self) -> None:
         command = [sys.executable, "-m", "boardlab", "serve", "--port", str(self.port)]
-        command += ["--db", f"sqlite:///{self.db}", "--workers", "1"]
-        with self.db.with_suffix(".log").open("a") as log:  # a pipe nobody read would block it
+        command += ["--db", url_of(self.db), "--workers", "1"]
+        with self.log.open("a") as log:  # a pipe nobody read would block it
             self.process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.db.with_suffix(".log").read_text()
+            assert self.process.poll() is None, self.log.read_text()
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                     return

@@ -249,6 +249,8 @@ class Game(ABC, Generic[State]):
         ended = {
             "resign": N_("resignation"),
             "forfeit": N_("forfeit (the player's program failed)"),
+            "time": N_("time (the clock ran out)"),
+            "agreement": N_("a draw agreed by both players"),
         }
         return _(ended.get(reason) or cls.reasons.get(reason, reason))
 

@@ -46,7 +46,11 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 _TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 #: How a player can end a game before the rules do.
-RESIGN_REASONS = ("resign", "forfeit")
+#: How a player loses an unfinished game other than by its rules: by resigning, by a
+#: forfeit (the player's program failed) or on time (the clock ran out).
+RESIGN_REASONS = ("resign", "forfeit", "time")
+#: The reason word of a draw both players agreed to.
+AGREEMENT = "agreement"
 #: A tag (its quoted value may hold ``]``), a comment (``\}`` inside it), a line comment,
 #: a malformed tag, or a word.
 _TOKEN = re.compile(
@@ -112,8 +116,11 @@ class GameRecord:
         self.comments: dict[int, str] = {}
         #: the player (index) who resigned or forfeited, ending an unfinished game
         self.resigned: int | None = None
-        #: ``resign``, or ``forfeit`` (the player's program failed: a crash, a timeout)
+        #: ``resign``, ``forfeit`` (the player's program failed: a crash, a timeout) or
+        #: ``time`` (the player's clock ran out)
         self.resign_reason = "resign"
+        #: whether the players agreed to a draw, ending the unfinished game
+        self.agreed = False
 
     # ------------------------------------------------------------------ play and undo
     @property
@@ -128,6 +135,8 @@ class GameRecord:
     def play(self, action: int | str, comment: str = "") -> Position[Any]:
         """Play a legal action (int or action string) and return the new position; a
         ``comment`` is written after it."""
+        if self.agreed:
+            raise BoardlabError(_("the game is over: the players agreed to a draw"))
         if self.resigned is not None:
             raise BoardlabError(
                 _("the game is over: {player} resigned").format(
@@ -172,6 +181,7 @@ class GameRecord:
         del self.actions[ply:]
         del self.positions[ply + 1 :]
         self.resigned = None
+        self.agreed = False
         for key in [k for k in self.comments if k > ply]:
             del self.comments[key]
 
@@ -225,18 +235,30 @@ class GameRecord:
             raise BoardlabError(_("the game is already over"))
         if reason not in RESIGN_REASONS:
             raise BoardlabError(
-                _("unknown reason {reason!r}: expected resign or forfeit").format(reason=reason)
+                _("unknown reason {reason!r}: expected one of {reasons}").format(
+                    reason=reason, reasons=", ".join(RESIGN_REASONS)
+                )
             )
         self.resigned = self.position.to_act if player is None else player
         self.resign_reason = reason
         if why:
             self.comments[len(self.actions)] = why
 
+    def agree_draw(self) -> None:
+        """End the unfinished game in a draw both players agreed to (reason
+        ``agreement``)."""
+        if self.is_over():
+            raise BoardlabError(_("the game is already over"))
+        self.agreed = True
+
     def is_over(self) -> bool:
-        return self.resigned is not None or self.position.is_over()
+        return self.resigned is not None or self.agreed or self.position.is_over()
 
     def outcome(self) -> Outcome | None:
-        """How the game ended: by the rules, or by a resignation (reason ``resign``)."""
+        """How the game ended: by the rules, by a resignation (reason ``resign``, or
+        ``forfeit`` or ``time``) or by a draw agreed (``agreement``)."""
+        if self.agreed:
+            return Outcome(None, self.position.points, AGREEMENT, self.game.players)
         if self.resigned is not None:
             reason = self.resign_reason
             return Outcome(1 - self.resigned, self.position.points, reason, self.game.players)
@@ -358,6 +380,8 @@ class GameRecord:
         ended = reason in RESIGN_REASONS and claimed in record.game.players
         if ended and not record.position.is_over():
             record.resign(1 - record.game.players.index(claimed), reason)
+        if reason == AGREEMENT and claimed == "draw" and not record.position.is_over():
+            record.agree_draw()
         if claimed != UNFINISHED and claimed != record.result():
             line_number = results[0][0] if results else 0
             raise RecordError(
@@ -415,6 +439,7 @@ class GameRecord:
             "comments": {str(k): v for k, v in sorted(self.comments.items())},
             "final": self.position.position_string(),
             "resigned": None if self.resigned is None else self.game.players[self.resigned],
+            "agreed": self.agreed,
             "outcome": None
             if outcome is None
             else {
@@ -519,8 +544,12 @@ class GameRecord:
             outcome = data.get("outcome")
             reason = outcome.get("reason") if isinstance(outcome, dict) else None
             record.resign(
-                game.players.index(resigned), "forfeit" if reason == "forfeit" else "resign"
+                game.players.index(resigned), reason if reason in RESIGN_REASONS else "resign"
             )
+        if _field(data, "agreed", bool, N_("true or false"), False):
+            if record.is_over():
+                raise RecordError(_("a draw agreed in a game that is already over"))
+            record.agree_draw()
         final = _field(data, "final", str, N_("a position string or null"), None)
         if final is not None and final != record.position.position_string():
             raise RecordError(

@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Request, UploadFile, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -28,8 +29,9 @@ import boardlab
 from boardlab.ai import level_name
 from boardlab.core.errors import BoardlabError, UnknownGameError
 from boardlab.core.i18n import _, language, ngettext, use_language
-from boardlab.core.record import GameRecord
+from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.web import pages
+from boardlab.web.clock import new_clock
 from boardlab.web.language import (
     LanguageMiddleware,
     check_query,
@@ -39,8 +41,17 @@ from boardlab.web.language import (
     script_catalogue,
     switch_links,
 )
-from boardlab.web.service import HUMAN, GameService, RequestError, record_of
-from boardlab.web.store import NotFound, StaleError, Store
+from boardlab.web.service import (
+    HUMAN,
+    GameService,
+    NotYourSeat,
+    RequestError,
+    Viewer,
+    key_of,
+    new_secret,
+    record_of,
+)
+from boardlab.web.store import NotFound, SeatTaken, StaleError, Store, StoredGame
 
 HERE = Path(__file__).parent
 COOKIE = "boardlab_browser"
@@ -61,6 +72,10 @@ class Answer(BaseModel):
 
 class PlayRequest(Answer):
     action: StrictStr
+
+
+class DrawRequest(Answer):
+    answer: Literal["offer", "accept", "decline"]
 
 
 def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
@@ -124,8 +139,10 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     @app.exception_handler(BoardlabError)
     async def boardlab_error(request: Request, error: BoardlabError) -> Response:
         status = 404 if isinstance(error, NotFound | UnknownGameError) else 400
-        if isinstance(error, StaleError):
+        if isinstance(error, StaleError | SeatTaken):
             status = 409
+        if isinstance(error, NotYourSeat):
+            status = 403
         return failure(request, status, str(error))
 
     @app.exception_handler(RequestValidationError)
@@ -142,7 +159,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def crash(request: Request, error: Exception) -> Response:
-        log.exception("request %s %s failed", request.method, request.url.path)
+        log.exception("request %s %s failed", request.method, redacted(request.url.path))
         with use_language(chosen(request.headers)):  # outside the language middleware
             message = _("something went wrong on the server; the game is safe")
             return failure(request, 500, message)
@@ -167,17 +184,104 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         except BoardlabError as error:
             form.error = str(error)
             return page(request, "new.html", 400, form=form)
+        secret, invitation = new_secret(), new_secret()
+        keys: list[str | None] = [None, None]
+        for seat in setup.mine:
+            keys[seat] = key_of(secret)
+        if setup.open_seat is not None:
+            keys[setup.open_seat] = key_of(invitation)
         new_id = await run_in_threadpool(
-            store.create, game_id, setup.options, setup.seats, browser_id(request)
+            lambda: store.create(
+                game_id,
+                setup.options,
+                setup.seats,
+                browser_id(request),
+                seat_keys=keys,
+                open_seat=setup.open_seat,
+                listed=setup.listed,
+                clock=None if setup.clock is None else new_clock(*setup.clock),
+            )
         )
         service.wake(new_id)
-        return redirect(request, f"/play/{new_id}")
+        response = redirect(request, f"/play/{new_id}")
+        hold(response, new_id, secret)
+        if setup.open_seat is not None:
+            keep(response, INVITATION, new_id, invitation)
+        return response
 
     @app.get("/play/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def play_page(request: Request, game_id: str) -> Response:
-        state = await service.state(game_id)
+        viewer = viewer_of(request, game_id)
+        stored, record = await service.load(game_id)
+        state = service.describe(stored, record, viewer)
+        state.update(links(request, stored, viewer))
         wake_if_due(state)
         return page(request, "play.html", state=state)
+
+    @app.get("/seat/{game_id}/{secret}", include_in_schema=False)
+    async def seat_link(request: Request, game_id: str, secret: str) -> Response:
+        """A player's own link: it holds the seat in this browser too (another device, a
+        cleared cookie) and opens the game."""
+        stored, _record = await service.load(game_id)
+        if not Viewer((secret,)).seats(stored) or stored.seat_keys is None:
+            raise NotFound(_("this seat link is not valid for game {game!r}").format(game=game_id))
+        response = redirect(request, f"/play/{game_id}")
+        hold(response, game_id, secret)
+        return response
+
+    @app.get("/join/{game_id}/{secret}", response_class=HTMLResponse, include_in_schema=False)
+    async def join_page(request: Request, game_id: str, secret: str) -> Response:
+        """An invitation: the game and a button that takes the seat (a GET never does:
+        link previews would take it)."""
+        stored, record = await service.load(game_id)
+        state = service.describe(stored, record, viewer_of(request, game_id))
+        invited = stored.open_seat is not None and stored.seat_keys is not None
+        valid = invited and stored.seat_keys[stored.open_seat] == key_of(secret)  # type: ignore[index]
+        return page(request, "join.html", state=state, valid=valid, action=request.url.path)
+
+    @app.post("/join/{game_id}/{secret}", include_in_schema=False)
+    async def join(request: Request, game_id: str, secret: str) -> Response:
+        stored, _record = await service.load(game_id)
+        if stored.open_seat is None:
+            raise SeatTaken(_("this seat is not open: someone has taken it"))
+        await run_in_threadpool(
+            store.take_seat, game_id, stored.open_seat, key_of(secret), key_of(secret)
+        )
+        await service.seat_taken(game_id)
+        response = redirect(request, f"/play/{game_id}")
+        hold(response, game_id, secret)
+        return response
+
+    @app.post("/rematch/{game_id}", include_in_schema=False)
+    async def rematch_page(request: Request, game_id: str) -> Response:
+        """Open the rematch (making it if the opponent has not yet), seated."""
+        viewer = viewer_of(request, game_id)
+        new_id = await service.rematch(game_id, viewer)
+        response = redirect(request, f"/play/{new_id}")
+        stored, _record = await service.load(game_id)
+        for secret in viewer.secrets:
+            if Viewer((secret,)).seats(stored):
+                hold(response, new_id, secret)
+                break
+        return response
+
+    @app.get("/lobby", response_class=HTMLResponse, include_in_schema=False)
+    async def lobby_page(request: Request) -> Response:
+        waiting = await run_in_threadpool(store.lobby)
+        return page(request, "lobby.html", waiting=pages.lobby_list(waiting))
+
+    @app.post("/lobby/{game_id}", include_in_schema=False)
+    async def join_from_lobby(request: Request, game_id: str) -> Response:
+        """Take the open seat of a game in the lobby (one click)."""
+        stored, _record = await service.load(game_id)
+        if stored.open_seat is None:
+            raise SeatTaken(_("this seat is not open: someone has taken it"))
+        secret = new_secret()
+        await run_in_threadpool(store.take_seat, game_id, stored.open_seat, key_of(secret), None)
+        await service.seat_taken(game_id)
+        response = redirect(request, f"/play/{game_id}")
+        hold(response, game_id, secret)
+        return response
 
     @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def review_page(request: Request, game_id: str) -> Response:
@@ -218,6 +322,9 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             loaded.action_strings(),
             loaded.resigned,
             loaded.result(),
+            ending=loaded.resign_reason
+            if loaded.resigned is not None
+            else (AGREEMENT if loaded.agreed else None),
         )
         return redirect(request, f"/review/{new_id}")
 
@@ -228,30 +335,43 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         return [pages.describe_game(game_id) for game_id in boardlab.game_ids()]
 
     @app.get("/api/games/{game_id}")
-    async def state(game_id: str) -> dict[str, Any]:
-        """The game as a page shows it: board, legal actions, moves, result."""
-        answer = await service.state(game_id)
+    async def state(request: Request, game_id: str) -> dict[str, Any]:
+        """The game as a page shows it: board, legal actions, moves, result; ``you`` are
+        the seats the asker holds (its cookie or ``X-Boardlab-Seat`` header)."""
+        answer = await service.state(game_id, viewer_of(request, game_id))
         wake_if_due(answer)
         return answer
 
     @app.post("/api/games/{game_id}/play")
-    async def play(game_id: str, body: PlayRequest) -> dict[str, Any]:
-        """Play an action (its string) as the answer to action number ``ply``."""
-        return await service.play(game_id, body.action, body.ply)
+    async def play(request: Request, game_id: str, body: PlayRequest) -> dict[str, Any]:
+        """Play an action (its string) as the answer to action number ``ply``, for the
+        seat the asker holds."""
+        return await service.play(game_id, body.action, body.ply, viewer_of(request, game_id))
 
     @app.post("/api/games/{game_id}/undo")
-    async def undo(game_id: str, body: Answer) -> dict[str, Any]:
+    async def undo(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
         """Take back the latest turn a person played, with the AI's replies."""
-        return await service.undo(game_id, body.ply)
+        return await service.undo(game_id, body.ply, viewer_of(request, game_id))
 
     @app.post("/api/games/{game_id}/resign")
-    async def resign(game_id: str, body: Answer) -> dict[str, Any]:
-        return await service.resign(game_id, body.ply)
+    async def resign(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
+        return await service.resign(game_id, body.ply, viewer_of(request, game_id))
+
+    @app.post("/api/games/{game_id}/draw")
+    async def draw(request: Request, game_id: str, body: DrawRequest) -> dict[str, Any]:
+        """Offer a draw, or accept or decline the opponent's offer (online games)."""
+        return await service.draw(game_id, body.ply, body.answer, viewer_of(request, game_id))
+
+    @app.post("/api/games/{game_id}/rematch")
+    async def rematch(request: Request, game_id: str) -> dict[str, str]:
+        """The rematch of a finished game (made on the first request): its id. The
+        asker's secret acts for its seat there too."""
+        return {"id": await service.rematch(game_id, viewer_of(request, game_id))}
 
     @app.post("/api/games/{game_id}/hint")
-    async def hint(game_id: str, body: Answer) -> dict[str, Any]:
+    async def hint(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
         """The AI's suggestion for the player to act, with its evaluation."""
-        return await service.hint(game_id, body.ply)
+        return await service.hint(game_id, body.ply, viewer_of(request, game_id))
 
     @app.get("/api/games/{game_id}/review")
     async def review(game_id: str) -> dict[str, Any]:
@@ -272,8 +392,10 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     @app.websocket("/ws/games/{game_id}")
     async def watch(socket: WebSocket, game_id: str) -> None:
         await socket.accept()
+        viewer = viewer_of(socket, game_id)
         try:
-            first = await service.state(game_id)
+            stored, record = await service.load(game_id)
+            first = service.describe(stored, record, viewer)
         except BoardlabError as error:
             await socket.send_json({"type": "error", "message": str(error)})
             await socket.close(code=4404)
@@ -282,7 +404,8 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         async def send(state: dict[str, Any]) -> None:
             await socket.send_json({"type": "state", "state": state})
 
-        service.watch(game_id, send)
+        service.watch(game_id, send, viewer)
+        service.arm(stored, record)  # a clock running out is told to this page too
         try:
             await send(first)
             wake_if_due(first)
@@ -374,6 +497,51 @@ def validation_message(error: RequestValidationError) -> str:
             problems="; ".join(problems), example=example
         )
     return _("bad request: {problems}").format(problems="; ".join(problems))
+
+
+#: The cookie of a browser's seat in a game (its secret) and of an invitation it made.
+SEAT, INVITATION = "seat", "invite"
+#: The header a program sends a seat's secret in, instead of the cookie.
+SEAT_HEADER = "x-boardlab-seat"
+#: The paths that carry a secret (kept out of the logs).
+SECRET_PATH = re.compile(r"^/(seat|join)/([^/]+)/[^/]+")
+
+
+def viewer_of(request: Request | WebSocket, game_id: str) -> Viewer:
+    """Who asks about a game: the secrets it sent for it, cookie or header."""
+    sent = [request.cookies.get(f"{SEAT}-{game_id}", ""), request.headers.get(SEAT_HEADER, "")]
+    return Viewer(tuple(secret for secret in sent if 16 <= len(secret) <= 64))
+
+
+def keep(response: Response, kind: str, game_id: str, secret: str) -> None:
+    response.set_cookie(
+        f"{kind}-{game_id}", secret, max_age=365 * 86400, httponly=True, samesite="lax"
+    )
+
+
+def hold(response: Response, game_id: str, secret: str) -> None:
+    """Let this browser act for the seats ``secret`` holds in the game."""
+    keep(response, SEAT, game_id, secret)
+
+
+def links(request: Request, stored: StoredGame, viewer: Viewer) -> dict[str, str]:
+    """The links only this browser may see: its own seat link (to play on another
+    device) and, while the opponent's seat is open, the invitation it made."""
+    base = str(request.base_url).rstrip("/")
+    found = {}
+    secret = request.cookies.get(f"{SEAT}-{stored.id}", "")
+    if secret and viewer.seats(stored) and stored.seat_keys is not None:
+        found["seat_link"] = f"{base}/seat/{stored.id}/{secret}"
+    invitation = request.cookies.get(f"{INVITATION}-{stored.id}", "")
+    keys, seat = stored.seat_keys, stored.open_seat
+    if invitation and keys is not None and seat is not None and keys[seat] == key_of(invitation):
+        found["invitation"] = f"{base}/join/{stored.id}/{invitation}"
+    return found
+
+
+def redacted(path: str) -> str:
+    """A path as the log may show it: without the secret of a seat or an invitation."""
+    return SECRET_PATH.sub(r"/\1/\2/…", path)
 
 
 def browser_id(request: Request) -> str:

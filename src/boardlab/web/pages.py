@@ -21,10 +21,13 @@ from boardlab.core.game import Game
 from boardlab.core.i18n import _, language, pgettext
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
+from boardlab.web.clock import CHOICES, parse_control
 from boardlab.web.language import format_when
 from boardlab.web.store import StoredGame
 
 HUMAN = "human"
+#: The opponent of a game between two people online: a friend invited by a link.
+ONLINE = "online"
 
 
 def catalogue() -> list[dict[str, Any]]:
@@ -65,10 +68,17 @@ def levels(game: Game[Any]) -> dict[str, str]:
 
 @dataclass
 class Setup:
-    """What the new game form asked for."""
+    """What the new game form asked for: the options, who sits where, the seats the
+    person who asked takes, and, for a game against a friend online, the seat left open
+    for them and whether it waits in the lobby."""
 
     options: dict[str, Any]
     seats: list[str]
+    mine: list[int]
+    open_seat: int | None = None
+    listed: bool = False
+    #: The time control, (base, increment) seconds, of a game online; None: no clock.
+    clock: tuple[int, int] | None = None
 
 
 @dataclass
@@ -86,6 +96,11 @@ class NewGameForm:
     @property
     def summary(self) -> str:
         return _(self.game.summary)
+
+    @staticmethod
+    def clocks() -> tuple[str, ...]:
+        """The time controls offered (``MINUTES+SECONDS``)."""
+        return CHOICES
 
     def fields(self) -> list[dict[str, Any]]:
         """Each option with its description, default and the value shown."""
@@ -111,7 +126,11 @@ class NewGameForm:
             if name in self.unready:
                 label = _("{level} (not ready, see below)").format(level=label)
             found.append((name, label))
-        return [(HUMAN, _("a friend on this screen")), *found]
+        return [
+            (HUMAN, _("a friend on this screen")),
+            (ONLINE, _("a friend online (an invitation link)")),
+            *found,
+        ]
 
     @cached_property
     def unready(self) -> dict[str, str]:
@@ -142,13 +161,16 @@ class NewGameForm:
                 options[option.name] = value
         game = boardlab.new_game(self.game.id, **options)
         opponent = values.get("opponent", "medium")
-        if opponent != HUMAN and opponent not in levels(game):
+        if opponent not in (HUMAN, ONLINE) and opponent not in levels(game):
             raise BoardlabError(
-                _("unknown opponent {opponent!r}: expected {human} or a level ({levels})").format(
-                    opponent=opponent, human=HUMAN, levels=", ".join(levels(game))
+                _(
+                    "unknown opponent {opponent!r}: expected {human}, {online} or a level "
+                    "({levels})"
+                ).format(
+                    opponent=opponent, human=HUMAN, online=ONLINE, levels=", ".join(levels(game))
                 )
             )
-        if opponent != HUMAN:
+        if opponent not in (HUMAN, ONLINE):
             from boardlab.ai import make_agent
 
             make_agent(opponent, 0, game).check(game)  # a missing table says how to build it
@@ -159,9 +181,19 @@ class NewGameForm:
             import secrets
 
             seat = str(secrets.randbelow(2))
+        mine = int(seat)
+        control = values.get("clock", "").strip()
+        timed = parse_control(control) if control else None
+        if opponent == ONLINE:
+            listed = values.get("lobby") in ("true", "on")
+            return Setup(options, [HUMAN, HUMAN], [mine], 1 - mine, listed, timed)
+        if timed is not None:
+            raise BoardlabError(
+                _("a clock is for a game between two people online: choose a friend online")
+            )
         seats = [HUMAN, HUMAN]
-        seats[1 - int(seat)] = opponent
-        return Setup(options, seats)
+        seats[1 - mine] = opponent
+        return Setup(options, seats, [0, 1] if opponent == HUMAN else [mine])
 
 
 def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
@@ -190,6 +222,25 @@ def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
                 "result": result,
                 "over": stored.result != "*",
                 "updated": format_when(stored.updated),
+            }
+        )
+    return rows
+
+
+def lobby_list(games: list[StoredGame]) -> list[dict[str, Any]]:
+    """Rows of the lobby: each game waiting for an opponent, and the side one plays."""
+    rows = []
+    for stored in games:
+        game = boardlab.new_game(stored.game, **stored.options)
+        seat = stored.open_seat if stored.open_seat is not None else 1
+        rows.append(
+            {
+                "id": stored.id,
+                "name": game.name,
+                "options": " ".join(game.option_assignments()),
+                "side": game.player_name(seat),
+                "colour": game.colours[seat],
+                "since": format_when(stored.updated),
             }
         )
     return rows

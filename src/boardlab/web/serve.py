@@ -13,7 +13,7 @@ def serve(host: str, port: int, db: str | None, workers: int) -> int:
     import uvicorn
 
     from boardlab.web.app import create_app
-    from boardlab.web.store import default_url
+    from boardlab.web.store import default_url, safe_url
 
     listener = bind(host, port)
     url = db or default_url()
@@ -55,10 +55,3 @@ def bind(host: str, port: int) -> socket.socket:
     listener.listen(128)
     listener.set_inheritable(True)
     return listener
-
-
-def safe_url(url: str) -> str:
-    """The database URL without its password."""
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)

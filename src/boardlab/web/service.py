@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
+import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +26,9 @@ from boardlab.ai import level_name
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, language, use_language
-from boardlab.core.record import GameRecord
+from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.ui.svg import board_svg
-from boardlab.web import thinking
+from boardlab.web import clock, thinking
 from boardlab.web.store import StaleError, Store, StoredGame, stale_message
 
 log = logging.getLogger("boardlab.web")
@@ -43,6 +45,50 @@ RETRY_AFTER = 10.0
 class RequestError(BoardlabError):
     """A request the game cannot take (illegal, malformed, nothing to undo): the page
     shows the message and the game is unchanged."""
+
+
+class NotYourSeat(RequestError):
+    """An action for a seat the asker does not hold: a spectator, another game's secret."""
+
+
+def new_secret() -> str:
+    """The secret that acts for a seat: in a cookie, a seat link or an invitation."""
+    return secrets.token_urlsafe(24)
+
+
+def key_of(secret: str) -> str:
+    """What the database keeps of a secret: its hash, so a copy of the database or a
+    log of it acts for no one."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is asking about a game: the secrets it sent for it (a cookie, a header)."""
+
+    secrets: tuple[str, ...] = ()
+
+    def seats(self, stored: StoredGame) -> frozenset[int]:
+        """The seats this viewer acts for; none for a spectator."""
+        if stored.seat_keys is None:  # a game from before seats had keys: its link acts
+            return frozenset(k for k, spec in enumerate(stored.seats) if spec == HUMAN)
+        keys = {key_of(secret) for secret in self.secrets}
+        return frozenset(
+            k
+            for k, key in enumerate(stored.seat_keys)
+            if key is not None and key in keys and k != stored.open_seat
+        )
+
+
+SPECTATOR = Viewer()
+
+
+def online(stored: StoredGame) -> bool:
+    """A game between two people who each hold a seat (or one waits for the other)."""
+    keys = stored.seat_keys
+    if keys is None or not all(spec == HUMAN for spec in stored.seats):
+        return False
+    return stored.open_seat is not None or keys[0] != keys[1]
 
 
 @dataclass
@@ -77,8 +123,10 @@ class GameService:
         #: games whose agent failed, with when and why: not woken again for a while
         self.trouble: dict[str, tuple[float, str]] = {}
         self.reviewing: dict[str, asyncio.Task[None]] = {}
-        #: the pages watching each game, with the language each reads
-        self.watchers: dict[str, dict[Listener, str]] = {}
+        #: when to look again at each game whose clock runs (``_arm``)
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+        #: the pages watching each game, with the language each reads and who it is
+        self.watchers: dict[str, dict[Listener, tuple[str, Viewer]]] = {}
         self.tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ workers
@@ -97,29 +145,50 @@ class GameService:
     def close(self) -> None:
         for task in self.tasks:
             task.cancel()
+        for timer in self.timers.values():
+            timer.cancel()
         for pool in (self._pool, self._review_pool):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ reading
     async def load(self, game_id: str) -> tuple[StoredGame, GameRecord]:
+        """The game as stored; a player whose clock has run out has lost it on time
+        (whoever looks first, a page, a request or the timer, finds it so)."""
         stored = await run_in_threadpool(self.store.load, game_id)
-        return stored, record_of(stored)
+        record = record_of(stored)
+        to_act = None if record.is_over() else record.position.to_act
+        if to_act is not None and clock.expired(stored.clock, to_act, clock.milliseconds()):
+            ended = record_of(stored)
+            ended.resign(to_act, "time")
+            stopped = clock.flagged(stored.clock or {}, to_act, clock.milliseconds())
+            with contextlib.suppress(StaleError):  # someone acted or flagged it first
+                await run_in_threadpool(
+                    self.store.end, game_id, len(record), to_act, ended.result(), "time", stopped
+                )
+            stored = await run_in_threadpool(self.store.load, game_id)
+            record = record_of(stored)
+            self._spawn(self._broadcast(stored, record))
+        return stored, record
 
-    async def state(self, game_id: str) -> dict[str, Any]:
+    async def state(self, game_id: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         stored, record = await self.load(game_id)
-        return self.describe(stored, record)
+        return self.describe(stored, record, viewer)
 
-    def describe(self, stored: StoredGame, record: GameRecord) -> dict[str, Any]:
-        """Everything a game page shows, as JSON."""
-        state = describe(stored, record, stored.id in self.thinking)
+    def describe(
+        self, stored: StoredGame, record: GameRecord, viewer: Viewer = SPECTATOR
+    ) -> dict[str, Any]:
+        """Everything a game page shows, as JSON, for ``viewer``."""
+        state = describe(stored, record, stored.id in self.thinking, viewer.seats(stored))
         failed = self.trouble.get(stored.id)
         trouble = _("the AI could not play: {error}").format(error=failed[1]) if failed else ""
         state["trouble"] = trouble if not state["thinking"] else ""
         return state
 
     # ------------------------------------------------------------------ changes
-    async def play(self, game_id: str, text: Any, ply: Any) -> dict[str, Any]:
+    async def play(
+        self, game_id: str, text: Any, ply: Any, viewer: Viewer = SPECTATOR
+    ) -> dict[str, Any]:
         """Play one action a person sent (its string), answering action number ``ply``."""
         stored, record = await self.load(game_id)
         check_ply(record, ply)
@@ -132,6 +201,7 @@ class GameService:
                     player=position.game.player_name(position.to_act)
                 )
             )
+        check_seat(stored, record, viewer, position.to_act)
         if not isinstance(text, str) or not text.strip():
             raise RequestError(
                 _("no action given: expected an action string such as {example!r}").format(
@@ -139,22 +209,30 @@ class GameService:
                 )
             )
         action = position.parse_action(text.strip())  # refuses what is not legal here
-        return await self._store_action(stored, record, action)
+        return await self._store_action(stored, record, action, viewer)
 
     async def _store_action(
-        self, stored: StoredGame, record: GameRecord, action: int
+        self, stored: StoredGame, record: GameRecord, action: int, viewer: Viewer = SPECTATOR
     ) -> dict[str, Any]:
         ply = len(record)
         text = record.position.action_string(action)
+        mover = record.position.to_act
         record.play(action)
-        await run_in_threadpool(self.store.append, stored.id, ply, text, record.result())
-        return await self._changed(stored.id)
+        ticked = None
+        if stored.clock is not None and stored.clock["since"] is not None:
+            next_to_act = None if record.is_over() else record.position.to_act
+            ticked = clock.after_action(stored.clock, mover, next_to_act, clock.milliseconds())
+        await run_in_threadpool(self.store.append, stored.id, ply, text, record.result(), ticked)
+        return await self._changed(stored.id, viewer)
 
-    async def undo(self, game_id: str, ply: Any) -> dict[str, Any]:
+    async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Take back the latest turn a person played (and the agent's replies after it),
         or a resignation."""
         stored, record = await self.load(game_id)
         check_ply(record, ply)
+        if online(stored):
+            raise RequestError(_("there is no undo in a game between two people online"))
+        check_seat(stored, record, viewer, None)
         if record.resigned is not None:
             length = len(record)
         else:
@@ -163,10 +241,11 @@ class GameService:
                 raise RequestError(_("nothing to undo: no person has played yet"))
             length = start
         await run_in_threadpool(self.store.truncate, game_id, len(record), length)
-        return await self._changed(game_id)
+        return await self._changed(game_id, viewer)
 
-    async def resign(self, game_id: str, ply: Any) -> dict[str, Any]:
-        """The person to act resigns (against an agent: the person, whoever acts)."""
+    async def resign(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
+        """The person to act resigns (against an agent: the person, whoever acts); online,
+        the player who asks."""
         stored, record = await self.load(game_id)
         check_ply(record, ply)
         if record.is_over():
@@ -174,18 +253,92 @@ class GameService:
         humans = [p for p in (0, 1) if Seat(stored.seats[p]).human]
         if not humans:
             raise RequestError(_("only a person can resign, and both seats are agents"))
+        check_seat(stored, record, viewer, None)
+        humans = [p for p in humans if p in viewer.seats(stored)]
         to_act = record.position.to_act
         player = to_act if to_act in humans else humans[0]
         record.resign(player)
-        await run_in_threadpool(self.store.resign, game_id, len(record), player, record.result())
-        return await self._changed(game_id)
+        await run_in_threadpool(
+            self.store.end, game_id, len(record), player, record.result(), "resign", stopped(stored)
+        )
+        return await self._changed(game_id, viewer)
 
-    async def hint(self, game_id: str, ply: Any) -> dict[str, Any]:
+    async def draw(
+        self, game_id: str, ply: Any, answer: str, viewer: Viewer = SPECTATOR
+    ) -> dict[str, Any]:
+        """A draw between two people online: ``offer`` one, or ``accept`` or ``decline``
+        the other player's offer. Any action voids an offer."""
+        stored, record = await self.load(game_id)
+        check_ply(record, ply)
+        if record.is_over():
+            raise RequestError(_("the game is already over"))
+        if not online(stored):
+            raise RequestError(_("draws are offered between two people online"))
+        check_seat(stored, record, viewer, None)
+        (me,) = viewer.seats(stored)
+        offer = stored.draw_offer
+        if answer == "offer":
+            if offer == me:
+                raise RequestError(_("you have offered a draw already: wait for the answer"))
+            if offer is not None:
+                raise RequestError(_("your opponent offers a draw: accept or decline it"))
+            await run_in_threadpool(self.store.offer_draw, game_id, len(record), me)
+        elif offer != 1 - me:
+            raise RequestError(_("there is no draw offered to you to answer"))
+        elif answer == "accept":
+            record.agree_draw()
+            await run_in_threadpool(
+                self.store.end,
+                game_id,
+                len(record),
+                None,
+                record.result(),
+                AGREEMENT,
+                stopped(stored),
+            )
+        else:
+            await run_in_threadpool(self.store.offer_draw, game_id, len(record), None)
+        return await self._changed(game_id, viewer)
+
+    async def rematch(self, game_id: str, viewer: Viewer) -> str:
+        """The rematch of a finished game, made on the first request of a player: the
+        same game and options, the seats swapped, each player's secret acting for their
+        new seat. Its id."""
+        stored, record = await self.load(game_id)
+        if not record.is_over():
+            raise RequestError(_("a rematch follows a finished game"))
+        check_seat(stored, record, viewer, None)
+        if stored.rematch is not None:
+            return stored.rematch
+        keys = stored.seat_keys or (None, None)
+        made = await run_in_threadpool(
+            lambda: self.store.create(
+                stored.game,
+                stored.options,
+                [stored.seats[1], stored.seats[0]],
+                stored.owner,
+                start=stored.start,
+                seat_keys=[keys[1], keys[0]],
+                clock=fresh_clock(stored.clock),
+            )
+        )
+        kept = await run_in_threadpool(self.store.link_rematch, game_id, made)
+        if kept != made:  # the other player asked at the same moment, and was first
+            await run_in_threadpool(self.store.discard, made)
+        else:
+            self.wake(made)
+            await self._broadcast(*await self.load(game_id))
+        return kept
+
+    async def hint(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """The hint agent's action for the person to act, with its evaluation and line."""
         stored, record = await self.load(game_id)
         check_ply(record, ply)
         if record.is_over():
             raise RequestError(_("the game is over: there is nothing to hint"))
+        if online(stored):
+            raise RequestError(_("there are no hints in a game between two people online"))
+        check_seat(stored, record, viewer, record.position.to_act)
         answer = await self._think(stored, HINT_AGENT)
         position = record.position
         action = position.parse_action(answer["action"])
@@ -209,6 +362,34 @@ class GameService:
         return result
 
     # ------------------------------------------------------------------ agents
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the request, kept until it is done."""
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def arm(self, stored: StoredGame, record: GameRecord) -> None:
+        """Look at a game again when the running clock would run out, so the pages
+        watching it learn of the loss on time without anyone asking."""
+        timer = self.timers.pop(stored.id, None)
+        if timer is not None:
+            timer.cancel()
+        running = stored.clock is not None and stored.clock["since"] is not None
+        if not running or record.is_over() or not self.watchers.get(stored.id):
+            return
+        to_act = record.position.to_act
+        left = clock.left_now(stored.clock or {}, to_act, clock.milliseconds())[to_act]
+        self.timers[stored.id] = asyncio.get_running_loop().call_later(
+            max(0.0, left / 1000) + 0.05, lambda: self._spawn(self._look(stored.id))
+        )
+
+    async def _look(self, game_id: str) -> None:
+        """Load the game (which ends it if a clock has run out) and tell its pages."""
+        self.timers.pop(game_id, None)
+        with contextlib.suppress(BoardlabError):
+            stored, record = await self.load(game_id)
+            self.arm(stored, record)
+
     def wake(self, game_id: str) -> None:
         """Start the agent's turn if an agent is to act and none is searching yet: after
         every change, when a page opens, and so after a restart of the server."""
@@ -248,12 +429,16 @@ class GameService:
                 with contextlib.suppress(Exception):
                     await self._broadcast(*await self.load(game_id))
 
-    async def _changed(self, game_id: str) -> dict[str, Any]:
+    async def _changed(self, game_id: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         stored, record = await self.load(game_id)
         if not record.is_over() and not Seat(stored.seats[record.position.to_act]).human:
             self.wake(game_id)
         await self._broadcast(stored, record)
-        return self.describe(stored, record)
+        return self.describe(stored, record, viewer)
+
+    async def seat_taken(self, game_id: str) -> None:
+        """Tell the pages watching a game that its open seat was taken."""
+        await self._broadcast(*await self.load(game_id))
 
     # ------------------------------------------------------------------ reviews
     async def review(self, game_id: str) -> dict[str, Any]:
@@ -286,23 +471,26 @@ class GameService:
             log.exception("the review of game %s failed", stored.id)
 
     # ------------------------------------------------------------------ watchers
-    def watch(self, game_id: str, listener: Listener) -> None:
-        """Send ``listener`` each new state of the game, in the current language."""
-        self.watchers.setdefault(game_id, {})[listener] = language()
+    def watch(self, game_id: str, listener: Listener, viewer: Viewer = SPECTATOR) -> None:
+        """Send ``listener`` each new state of the game as ``viewer`` sees it, in the
+        current language."""
+        self.watchers.setdefault(game_id, {})[listener] = (language(), viewer)
 
     def unwatch(self, game_id: str, listener: Listener) -> None:
         self.watchers.get(game_id, {}).pop(listener, None)
 
     async def _broadcast(self, stored: StoredGame, record: GameRecord) -> None:
         """The game's new state to every page watching it, described once for each
-        language they read."""
-        states: dict[str, dict[str, Any]] = {}
-        for listener, lang in list(self.watchers.get(stored.id, {}).items()):
-            if lang not in states:
+        language and seats they have."""
+        self.arm(stored, record)
+        states: dict[tuple[str, frozenset[int]], dict[str, Any]] = {}
+        for listener, (lang, viewer) in list(self.watchers.get(stored.id, {}).items()):
+            kind = (lang, viewer.seats(stored))
+            if kind not in states:
                 with use_language(lang):
-                    states[lang] = self.describe(stored, record)
+                    states[kind] = self.describe(stored, record, viewer)
             try:
-                await listener(states[lang])
+                await listener(states[kind])
             except Exception:  # a closed page: forget it
                 self.unwatch(stored.id, listener)
 
@@ -321,7 +509,37 @@ def record_of(stored: StoredGame) -> GameRecord:
         stored.actions,
         stored.resigned,
         {"Event": "boardlab", **headers, **stored.headers},
+        stored.ending,
     )
+
+
+def fresh_clock(old: clock.Clock | None) -> clock.Clock | None:
+    """A clock of the same time control, full and standing (None: no clock)."""
+    return None if old is None else clock.new_clock(old["base"], old["increment"])
+
+
+def stopped(stored: StoredGame) -> clock.Clock | None:
+    """The game's clock stopped now, the player to act's thinking time taken off."""
+    if stored.clock is None or stored.clock["since"] is None:
+        return stored.clock
+    to_act = record_of(stored).position.to_act
+    return clock.after_action(stored.clock, to_act, None, clock.milliseconds())
+
+
+def check_seat(stored: StoredGame, record: GameRecord, viewer: Viewer, seat: int | None) -> None:
+    """Refuse a change from someone who does not hold ``seat`` (None: any seat of a
+    person)."""
+    held = viewer.seats(stored)
+    if stored.open_seat is not None:
+        raise RequestError(_("the game waits for an opponent: send them the invitation link first"))
+    if (seat is None and not held) or (seat is not None and seat not in held):
+        who = record.game.player_name(record.position.to_act if seat is None else seat)
+        raise NotYourSeat(
+            _(
+                "you do not hold {player}'s seat: only the player with its link can act "
+                "for it (spectators watch)"
+            ).format(player=who)
+        )
 
 
 def check_ply(record: GameRecord, ply: Any) -> None:
@@ -336,7 +554,9 @@ def check_ply(record: GameRecord, ply: Any) -> None:
         raise StaleError(stale_message(len(record), ply))
 
 
-def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict[str, Any]:
+def describe(
+    stored: StoredGame, record: GameRecord, thinking_now: bool, held: frozenset[int] = frozenset()
+) -> dict[str, Any]:
     """A game page's state: the board (SVG), the legal actions with the places a person
     clicks for each, the move list, and what the last turn did."""
     game: Game[Any] = record.game
@@ -388,6 +608,21 @@ def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict
         "tallies": [[str(t) for t in side] for side in board.tallies],
         "to_act": to_act,
         "human_to_act": to_act is not None and seats[to_act].human,
+        "you": sorted(held),
+        "you_act": to_act is not None and to_act in held and stored.open_seat is None,
+        "online": online(stored),
+        "open_seat": stored.open_seat,
+        "listed": stored.listed,
+        "draw_offer": stored.draw_offer,
+        "clock": None
+        if stored.clock is None
+        else {
+            "left": clock.left_now(stored.clock, to_act, clock.milliseconds()),
+            "running": to_act if stored.clock["since"] is not None else None,
+            "base": stored.clock["base"],
+            "increment": stored.clock["increment"],
+        },
+        "rematch": stored.rematch,
         "due": board.due,
         "notes": list(board.notes),
         "turn": position.turns + 1,
@@ -406,8 +641,12 @@ def describe(stored: StoredGame, record: GameRecord, thinking_now: bool) -> dict
             "reason": outcome.reason,
         },
         "thinking": thinking_now,
-        "can_undo": record.resigned is not None
-        or record.turn_start(lambda player: seats[player].human) is not None,
+        "can_undo": bool(held)
+        and not online(stored)
+        and (
+            record.resigned is not None
+            or record.turn_start(lambda player: seats[player].human) is not None
+        ),
         "position": position.position_string(),
     }
 

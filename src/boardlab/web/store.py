@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     ForeignKey,
     Integer,
@@ -31,11 +32,12 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, counted
+from boardlab.web import clock
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -46,6 +48,10 @@ class StaleError(BoardlabError):
 
 class NotFound(BoardlabError):
     """No game of that id."""
+
+
+class SeatTaken(BoardlabError):
+    """A seat someone else took first, or one that is not open."""
 
 
 class Base(DeclarativeBase):
@@ -75,6 +81,24 @@ class GameRow(Base):
     result: Mapped[str] = mapped_column(String(32), default="*")
     #: Changes so far (actions, undos, resignations): pages show the newest state only.
     revision: Mapped[int] = mapped_column(Integer, default=0)
+    #: For each seat the hash of the secret that acts for it (None for an agent's seat);
+    #: None as a whole for games made before seats had keys.
+    seat_keys: Mapped[list[str | None] | None] = mapped_column(JSON, nullable=True)
+    #: The seat waiting for an opponent to join, in a game between two people online.
+    open_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: Whether the game waits in the lobby, where anyone may take its open seat.
+    listed: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
+    #: How an unfinished game ended: ``resign``, ``forfeit``, ``time`` (with ``resigned``
+    #: the player who lost) or ``agreement`` (a draw); None while the rules decide.
+    ending: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    #: The player who offers a draw, until the other answers or anyone acts.
+    draw_offer: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: The game that was made as the rematch of this one.
+    rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    #: The time control and what is left of it: ``base`` and ``increment`` seconds,
+    #: ``left`` milliseconds of each player, ``since`` (epoch ms) when the player to act
+    #: began thinking, None while the clock stands.
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
@@ -118,6 +142,13 @@ class StoredGame:
     result: str
     updated: datetime
     revision: int
+    seat_keys: tuple[str | None, str | None] | None = None
+    open_seat: int | None = None
+    listed: bool = False
+    ending: str | None = None
+    draw_offer: int | None = None
+    rematch: str | None = None
+    clock: dict[str, Any] | None = None
 
 
 def default_url() -> str:
@@ -144,8 +175,27 @@ class Store:
 
     def __init__(self, url: str | None = None) -> None:
         self.url = url or default_url()
-        self.engine = open_engine(self.url)
-        migrate(self.engine)
+        try:
+            self.engine = open_engine(self.url)
+            migrate(self.engine)
+        except (ArgumentError, NoSuchModuleError, ValueError):
+            raise BoardlabError(
+                _(
+                    "bad database URL {url!r}: expected sqlite:///PATH or "
+                    "postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE"
+                ).format(url=self.url)
+            ) from None
+        except ModuleNotFoundError as error:
+            raise BoardlabError(
+                _("the database {url} needs the Python module {module!r}").format(
+                    url=safe_url(self.url), module=error.name
+                )
+            ) from None
+        except DBAPIError as error:
+            why = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+            raise BoardlabError(
+                _("cannot open the database {url}: {why}").format(url=safe_url(self.url), why=why)
+            ) from None
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
@@ -164,8 +214,15 @@ class Store:
         actions: Sequence[str] = (),
         resigned: int | None = None,
         result: str = "*",
+        seat_keys: Sequence[str | None] | None = None,
+        open_seat: int | None = None,
+        listed: bool = False,
+        ending: str | None = None,
+        clock: dict[str, Any] | None = None,
     ) -> str:
-        """A new game (with ``actions`` already played, for an uploaded record); its id."""
+        """A new game (with ``actions`` already played, for an uploaded record); its id.
+        ``seat_keys`` are the hashes of the secrets that act for its seats; ``open_seat``
+        waits for an opponent, in the lobby when ``listed``."""
         game_id = new_id()
         with self.session() as session:
             session.add(
@@ -180,6 +237,11 @@ class Store:
                     resigned=resigned,
                     length=len(actions),
                     result=result,
+                    seat_keys=None if seat_keys is None else list(seat_keys),
+                    open_seat=open_seat,
+                    listed=listed and open_seat is not None,
+                    ending=ending,
+                    clock=clock,
                 )
             )
             session.flush()
@@ -198,17 +260,28 @@ class Store:
             ).all()
             return _stored(row, tuple(actions))
 
-    def append(self, game_id: str, ply: int, action: str, result: str) -> None:
+    def append(
+        self,
+        game_id: str,
+        ply: int,
+        action: str,
+        result: str,
+        clock: dict[str, Any] | None = None,
+    ) -> None:
         """Store ``action`` as action number ``ply`` (0-based): refused as stale when the
-        game holds another number of actions (or someone stored that ply first)."""
+        game holds another number of actions (or someone stored that ply first). A draw
+        offered is void once anyone acts; ``clock`` is the clock after the action."""
         try:
             with self.session() as session:
                 row = self._row(session, game_id)
-                if row.length != ply or row.resigned is not None:
+                if row.length != ply or row.resigned is not None or row.ending is not None:
                     raise StaleError(stale_message(row.length, ply))
                 session.add(ActionRow(game_id=game_id, ply=ply, action=action))
                 row.length = ply + 1
                 row.result = result
+                row.draw_offer = None
+                if clock is not None:
+                    row.clock = clock
                 row.updated = now()
                 row.revision += 1
         except IntegrityError:
@@ -225,15 +298,83 @@ class Store:
                 delete(ActionRow).where(ActionRow.game_id == game_id, ActionRow.ply >= length)
             )
             row.length, row.resigned, row.result, row.updated = length, None, "*", now()
+            row.ending = row.draw_offer = None
             row.revision += 1
 
-    def resign(self, game_id: str, ply: int, player: int, result: str) -> None:
+    def end(
+        self,
+        game_id: str,
+        ply: int,
+        player: int | None,
+        result: str,
+        reason: str = "resign",
+        clock: dict[str, Any] | None = None,
+    ) -> None:
+        """End the unfinished game at action ``ply``: ``player`` loses (``resign``,
+        ``forfeit``, ``time``), or, with no player, a draw agreed (``agreement``)."""
         with self.session() as session:
             row = self._row(session, game_id)
-            if row.length != ply or row.resigned is not None:
+            if row.length != ply or row.resigned is not None or row.ending is not None:
                 raise StaleError(stale_message(row.length, ply))
-            row.resigned, row.result, row.updated = player, result, now()
+            row.resigned, row.ending, row.result, row.updated = player, reason, result, now()
+            row.draw_offer = None
+            if clock is not None:
+                row.clock = clock
             row.revision += 1
+
+    def offer_draw(self, game_id: str, ply: int, player: int | None) -> None:
+        """``player`` offers a draw at action ``ply`` (None: the offer is declined)."""
+        with self.session() as session:
+            row = self._row(session, game_id)
+            if row.length != ply or row.result != "*":
+                raise StaleError(stale_message(row.length, ply))
+            row.draw_offer = player
+            row.updated = now()
+            row.revision += 1
+
+    def discard(self, game_id: str) -> None:
+        """Forget a game that was made in vain (a rematch made twice at once)."""
+        with self.session() as session:
+            session.execute(delete(ActionRow).where(ActionRow.game_id == game_id))
+            session.execute(delete(GameRow).where(GameRow.id == game_id))
+
+    def link_rematch(self, game_id: str, rematch: str) -> str:
+        """Record ``rematch`` as the rematch of the game, unless one was made first; the
+        rematch that stands."""
+        with self.session() as session:
+            row = self._row(session, game_id)
+            if row.rematch is None:
+                row.rematch = rematch
+                row.revision += 1
+            return row.rematch
+
+    def take_seat(self, game_id: str, seat: int, key: str, invited: str | None) -> None:
+        """Seat an opponent in the open ``seat``, acting with the secret whose hash is
+        ``key``: by invitation (``invited``, the hash of the invitation's secret) or from
+        the lobby (None: the game must be listed). Of two at once, one gets the seat."""
+        with self.session() as session:
+            row = self._row(session, game_id)
+            keys = list(row.seat_keys or [None, None])
+            fits = row.listed if invited is None else keys[seat] == invited
+            if row.open_seat != seat or not fits or row.result != "*":
+                raise SeatTaken(_("this seat is not open: someone has taken it"))
+            keys[seat] = key
+            row.seat_keys, row.open_seat, row.listed = keys, None, False
+            if row.clock is not None:  # both are here: the clock of the player to act runs
+                row.clock = clock.start(row.clock, clock.milliseconds())
+            row.updated = now()
+            row.revision += 1
+
+    def lobby(self, limit: int = 100) -> list[StoredGame]:
+        """The games waiting in the lobby for an opponent, the newest first."""
+        with self.session() as session:
+            rows = session.scalars(
+                select(GameRow)
+                .where(GameRow.listed.is_(True), GameRow.open_seat.is_not(None))
+                .order_by(GameRow.created.desc())
+                .limit(limit)
+            ).all()
+            return [_stored(row, ()) for row in rows]
 
     def games_of(self, owner: str, limit: int = 200) -> list[StoredGame]:
         """The games a browser made, the latest first (without their actions)."""
@@ -285,6 +426,13 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
         result=row.result,
         updated=row.updated,
         revision=row.revision,
+        seat_keys=None if row.seat_keys is None else (row.seat_keys[0], row.seat_keys[1]),
+        open_seat=row.open_seat,
+        listed=bool(row.listed),
+        ending=row.ending,
+        draw_offer=row.draw_offer,
+        rematch=row.rematch,
+        clock=None if row.clock is None else dict(row.clock),
     )
 
 
@@ -296,9 +444,17 @@ def stale_message(length: int, ply: int) -> str:
     ).format(number=ply + 1, actions=counted(length, "{n} action", "{n} actions"))
 
 
+def safe_url(url: str) -> str:
+    """The database URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def open_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, full syncs and foreign keys, so a killed
-    server loses nothing it has said was stored."""
+    """An engine for ``url``; SQLite gets WAL, full syncs, foreign keys and transactions
+    that lock when they begin, so a killed server loses nothing it has said was stored
+    and two changes at once are one after the other."""
     engine = create_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         database = engine.url.database
@@ -307,11 +463,19 @@ def open_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "connect")
         def _pragmas(connection: Any, _: Any) -> None:
+            connection.isolation_level = None  # transactions begin below, not in the driver
             cursor = connection.cursor()
             for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON"):
                 cursor.execute(f"PRAGMA {pragma}")
             cursor.execute("PRAGMA busy_timeout=10000")
             cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(connection: Any) -> None:
+            # SQLite ignores FOR UPDATE: a transaction takes the write lock when it begins,
+            # so what it read still holds when it writes (two people taking one seat, an
+            # action and a resignation at once: one after the other, never both).
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
-from boardlab.core.record import GameRecord
+from boardlab.core.record import AGREEMENT, GameRecord
 
 
 def rebuild(
@@ -20,8 +20,10 @@ def rebuild(
     actions: Sequence[str],
     resigned: int | None = None,
     headers: dict[str, str] | None = None,
+    ending: str | None = None,
 ) -> GameRecord:
-    """The record of a stored game, every action checked again."""
+    """The record of a stored game, every action checked again; ``resigned`` and
+    ``ending`` say how it ended if not by its rules."""
     import boardlab
 
     game = boardlab.new_game(game_id, **options)
@@ -30,6 +32,9 @@ def rebuild(
     for action in actions:
         record.play(action)
     record.resigned = resigned
+    if resigned is not None:
+        record.resign_reason = ending or "resign"
+    record.agreed = ending == AGREEMENT
     return record
 
 

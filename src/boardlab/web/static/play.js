@@ -87,6 +87,7 @@ function show(next) {
     }
     if (notes.some((n) => n.places.length)) await animate(notes);
     state = next;
+    clockAt = Date.now();
     render();
   });
   return animating;
@@ -115,7 +116,7 @@ async function animate(notes) {
 function render() {
   // The ply and whether the page waits for someone are in the page for tests and tools.
   root.dataset.ply = state.ply;
-  root.dataset.ready = String(state.human_to_act && !busy);
+  root.dataset.ready = String(state.you_act && !busy);
   // The board is drawn afresh; a keyboard player keeps their place in it.
   const focused = document.activeElement?.closest?.("#board [data-place]")?.dataset.place;
   $("board").innerHTML = state.svg;
@@ -127,10 +128,19 @@ function render() {
   renderMoves();
   renderNotes();
   renderHint();
+  $("undo").hidden = $("hint-button").hidden = state.online || !state.you.length;
+  $("resign").hidden = !state.you.length;
+  $("typed").hidden = !state.you.length;
+  $("watching").hidden = state.you.length > 0;
+  if ($("invitation")) $("invitation").hidden = state.open_seat === null;
+  renderDraw();
+  renderClocks();
+  $("rematch").hidden = !state.outcome || !state.you.length;
+  $("rematch-button").textContent = state.rematch ? _("Play the rematch") : _("Rematch, sides swapped");
   $("undo").disabled = busy || !state.can_undo;
-  $("hint-button").disabled = busy || !state.human_to_act;
+  $("hint-button").disabled = busy || !state.you_act;
   $("resign").disabled = busy || state.outcome !== null || !state.seats.some((s) => s.human);
-  $("typed-action").disabled = !state.human_to_act;
+  $("typed-action").disabled = !state.you_act;
 }
 
 function renderStatus() {
@@ -159,7 +169,16 @@ function renderStatus() {
     status.append(dots);
     return;
   }
-  const whose = state.seats.every((s) => s.human) ? player : _("Your turn, {player}", { player });
+  if (state.open_seat !== null) {
+    status.textContent = _("Waiting for an opponent: send the invitation link.");
+    return;
+  }
+  if (!state.you_act) {
+    status.innerHTML = "";
+    status.append(dot(state.colours[state.to_act]), _("{player} is to play", { player }));
+    return;
+  }
+  const whose = state.seats.every((s) => s.human) && !state.online ? player : _("Your turn, {player}", { player });
   status.innerHTML = "";
   // What is due stands out: a several-action turn says which part comes now and how
   // far it reaches (a follow-up of 3 rows, a bonus move).
@@ -169,6 +188,41 @@ function renderStatus() {
   due.textContent = state.due;
   status.append(dot(state.colours[state.to_act]), `${whose}:`, due);
   if (selected.length) status.append(` — ${selected.join(" → ")} …`);
+}
+
+// The clocks: the server's count when the state came, the player to act's running down
+// here between updates (the server decides a loss on time, not this page).
+let clockAt = Date.now();
+function renderClocks() {
+  if (!state.clock) return;
+  for (const element of document.querySelectorAll("#players .clock")) {
+    const k = Number(element.dataset.player);
+    let left = state.clock.left[k];
+    if (state.clock.running === k) left -= Date.now() - clockAt;
+    left = Math.max(0, left);
+    const seconds = Math.ceil(left / 1000);
+    const text = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    element.textContent = text;
+    element.classList.toggle("running", state.clock.running === k);
+    element.classList.toggle("low", left < 10000);
+  }
+}
+setInterval(renderClocks, 250);
+
+function renderDraw() {
+  // A draw between two people online: offered by one, answered by the other.
+  const mine = state.you.length === 1 ? state.you[0] : null;
+  const live = state.online && mine !== null && !state.outcome && state.open_seat === null;
+  $("draw").hidden = !live || state.draw_offer !== null;
+  $("draw").disabled = busy;
+  const box = $("draw-offer");
+  box.hidden = !live || state.draw_offer === null;
+  if (box.hidden) return;
+  const theirs = state.draw_offer !== mine;
+  $("draw-offer-text").textContent = theirs
+    ? _("{player} offers a draw.", { player: nameOf(state.draw_offer) })
+    : _("You offered a draw: waiting for the answer.");
+  $("draw-answer").hidden = !theirs;
 }
 
 function dot(colour) {
@@ -189,8 +243,16 @@ function renderPlayers() {
     title.className = "name";
     title.append(dot(state.colours[k]), seatOf.name, " ");
     const seat = document.createElement("small");
-    seat.textContent = seatOf.human ? _("person") : seatOf.label;
+    if (state.open_seat === k) seat.textContent = _("an open seat");
+    else if (!seatOf.human) seat.textContent = seatOf.label;
+    else seat.textContent = state.online && state.you.includes(k) ? _("you") : _("person");
     title.append(seat);
+    if (state.clock) {
+      const time = document.createElement("span");
+      time.className = "clock";
+      time.dataset.player = k;
+      title.append(" ", time);
+    }
     const tallies = document.createElement("div");
     tallies.className = "tallies";
     tallies.textContent = state.tallies[k].join(" · ");
@@ -209,7 +271,7 @@ function renderButtons() {
   // Actions without places (a pass, a bonus declined) are buttons.
   const box = $("buttons");
   box.innerHTML = "";
-  if (!state.human_to_act) return;
+  if (!state.you_act) return;
   for (const action of state.legal.filter((a) => a.places.length === 0)) {
     const button = document.createElement("button");
     button.type = "button";
@@ -276,7 +338,7 @@ function decorate() {
   const board = $("board");
   const svg = board.querySelector("svg");
   if (!svg) return;
-  const live = state.human_to_act && !busy;
+  const live = state.you_act && !busy;
   const options = live ? candidates(selected) : [];
   const next = new Set(options.filter((a) => a.places.length > selected.length).map((a) => a.places[selected.length]));
   for (const place of board.querySelectorAll("[data-place]")) {
@@ -313,7 +375,7 @@ function refocus(name) {
 }
 
 function click(name) {
-  if (!state.human_to_act || busy) return;
+  if (!state.you_act || busy) return;
   say("");
   if (selected.length && selected[selected.length - 1] === name) {
     // The chosen place again: play the action it completes, or let go of it.
@@ -398,6 +460,13 @@ $("resign").onclick = async () => {
   const data = await send("resign", { ply: state.ply });
   if (data) await show(data);
 };
+async function answerDraw(answer) {
+  const data = await send("draw", { ply: state.ply, answer });
+  if (data) await show(data);
+}
+$("draw").onclick = () => answerDraw("offer");
+$("draw-accept").onclick = () => answerDraw("accept");
+$("draw-decline").onclick = () => answerDraw("decline");
 $("hint-button").onclick = async () => {
   hint = { waiting: true };
   renderHint();

@@ -1,0 +1,307 @@
+"""Two people online: a game made with an invitation link or put in the lobby, seats that
+only their secret acts for, spectators who watch live and act for no one, and two
+answers to one turn of which exactly one is stored. Every test runs on SQLite and on
+PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from boardlab.web.app import create_app, redacted
+from web_support import SMALL
+
+
+@pytest.fixture
+def people(database: str) -> Iterator[list[TestClient]]:
+    """Four browsers (each its own cookies) on one app: a creator, a friend, and two
+    more to watch or to come too late."""
+    app = create_app(database, workers=1)
+    with ExitStack() as stack:
+        yield [stack.enter_context(TestClient(app)) for _ in range(4)]
+
+
+def online_game(http: TestClient, lobby: bool = False, seat: str = "0") -> str:
+    form = {"opponent": "online", "seat": seat, **SMALL["galatjang"]}
+    if lobby:
+        form["lobby"] = "true"
+    answer = http.post("/new/galatjang", data=form, follow_redirects=False)
+    assert answer.status_code == 303, answer.text
+    return str(answer.headers["location"]).rsplit("/", 1)[1]
+
+
+def invitation_of(http: TestClient, game_id: str) -> str:
+    page = http.get(f"/play/{game_id}").text
+    found = re.search(r'id="invitation-link" readonly value="([^"]+)"', page)
+    assert found, "the creator's page shows the invitation"
+    return found.group(1).split("testserver", 1)[1]
+
+
+def play(http: TestClient, game_id: str, action: str | None = None) -> Any:
+    state = http.get(f"/api/games/{game_id}").json()
+    chosen = action or state["legal"][0]["action"]
+    return http.post(f"/api/games/{game_id}/play", json={"action": chosen, "ply": state["ply"]})
+
+
+def test_an_invitation_seats_a_friend_and_spectators_only_watch(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    game_id = online_game(creator)
+    waiting = creator.get(f"/api/games/{game_id}").json()
+    assert waiting["open_seat"] == 1 and waiting["you"] == [0] and waiting["online"]
+    refused = play(creator, game_id)
+    assert refused.status_code == 400 and "invitation" in refused.json()["error"]
+    link = invitation_of(creator, game_id)
+    assert friend.get(link).status_code == 200  # a page with a button: a GET takes nothing
+    assert friend.get(f"/api/games/{game_id}").json()["open_seat"] == 1
+    joined = friend.post(link, follow_redirects=False)
+    assert joined.status_code == 303
+    state = friend.get(f"/api/games/{game_id}").json()
+    assert state["you"] == [1] and state["open_seat"] is None
+    # South (the creator) moves; North (the friend) may not move for South, nor a spectator
+    assert play(friend, game_id).status_code == 403
+    assert play(spectator, game_id).status_code == 403
+    assert play(creator, game_id).status_code == 200
+    assert play(creator, game_id).status_code == 403  # now it is North's turn
+    assert play(friend, game_id).status_code == 200
+    seen = spectator.get(f"/api/games/{game_id}").json()
+    assert seen["you"] == [] and not seen["you_act"] and seen["ply"] >= 2
+    for who in (creator, friend, spectator):
+        answer = who.post(f"/api/games/{game_id}/undo", json={"ply": seen["ply"]})
+        assert answer.status_code in (400, 403)
+    too_late = people[3].post(link, follow_redirects=False)
+    assert too_late.status_code == 409
+
+
+def test_a_secret_acts_only_in_its_own_game(people: list[Any]) -> None:
+    creator, friend, *_ = people
+    first, second = online_game(creator), online_game(friend)
+    friend_secret = friend.cookies.get(f"seat-{second}")
+    assert friend_secret
+    for header in (friend_secret, "x" * 32):
+        state = creator.get(f"/api/games/{first}").json()
+        answer = people[2].post(
+            f"/api/games/{first}/resign",
+            json={"ply": state["ply"]},
+            headers={"X-Boardlab-Seat": header},
+        )
+        assert answer.status_code in (400, 403), answer.text
+    assert creator.get(f"/api/games/{first}").json()["outcome"] is None
+
+
+def test_the_lobby_lists_a_game_until_one_person_takes_its_seat(people: list[Any]) -> None:
+    creator, first, second, _ = people
+    game_id = online_game(creator, lobby=True, seat="1")
+    assert game_id in first.get("/lobby").text
+    results: list[int] = []
+
+    def take(http: TestClient) -> None:
+        results.append(http.post(f"/lobby/{game_id}", follow_redirects=False).status_code)
+
+    racers = [threading.Thread(target=take, args=(who,)) for who in (first, second)]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join()
+    assert sorted(results) == [303, 409]
+    assert game_id not in creator.get("/lobby").text
+    winner = first if results[0] == 303 else second
+    if first.get(f"/api/games/{game_id}").json()["you"] != [0]:
+        winner = second
+    assert winner.get(f"/api/games/{game_id}").json()["you"] == [0]
+    assert play(winner, game_id).status_code == 200  # South, the seat left open, begins
+
+
+def test_two_answers_to_one_turn_store_exactly_one(people: list[Any]) -> None:
+    creator, *_ = people
+    form = {"opponent": "human", "seat": "0", **SMALL["galatjang"]}
+    game_id = str(
+        creator.post("/new/galatjang", data=form, follow_redirects=False).headers["location"]
+    ).rsplit("/", 1)[1]
+    secret = creator.cookies.get(f"seat-{game_id}")
+    state = creator.get(f"/api/games/{game_id}").json()
+    codes: list[int] = []
+    actions = [entry["action"] for entry in state["legal"][:2]]
+
+    def send(action: str) -> None:
+        answer = people[1].post(
+            f"/api/games/{game_id}/play",
+            json={"action": action, "ply": 0},
+            headers={"X-Boardlab-Seat": secret},
+        )
+        codes.append(answer.status_code)
+
+    threads = [threading.Thread(target=send, args=(a,)) for a in actions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(codes) == [200, 409]
+    after = creator.get(f"/api/games/{game_id}").json()
+    assert after["ply"] == 1 and after["moves"][0]["actions"][0] in actions
+
+
+def test_secrets_are_stored_hashed_and_never_shown_to_others(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    game_id = online_game(creator)
+    link = invitation_of(creator, game_id)
+    friend.post(link)
+    secrets = [creator.cookies.get(f"seat-{game_id}"), link.rsplit("/", 1)[1]]
+    app = creator.app
+    stored = app.state.service.store.load(game_id)  # type: ignore[attr-defined]
+    assert stored.seat_keys is not None
+    for secret in secrets:
+        assert secret and secret not in repr(stored)
+        assert secret not in spectator.get(f"/play/{game_id}").text
+        assert secret not in spectator.get(f"/api/games/{game_id}").text
+    assert secrets[0] in creator.get(f"/play/{game_id}").text  # the seat link, for itself
+    assert redacted(f"/seat/{game_id}/{secrets[0]}") == f"/seat/{game_id}/…"
+    assert redacted(f"/join/{game_id}/{secrets[1]}") == f"/join/{game_id}/…"
+
+
+def test_a_seat_link_holds_the_seat_in_another_browser(people: list[Any]) -> None:
+    creator, _, other_device, _ = people
+    game_id = online_game(creator)
+    page = creator.get(f"/play/{game_id}").text
+    seat_link = re.search(r'aria-label="Your seat link"|value="(http[^"]+/seat/[^"]+)"', page)
+    found = re.findall(r'value="http://testserver(/seat/[^"]+)"', page)
+    assert seat_link and found
+    assert other_device.get(found[0], follow_redirects=False).status_code == 303
+    assert other_device.get(f"/api/games/{game_id}").json()["you"] == [0]
+    wrong = other_device.get(f"/seat/{game_id}/{'y' * 32}", follow_redirects=False)
+    assert wrong.status_code == 404
+
+
+def test_watchers_see_each_move_live_as_a_spectator(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    game_id = online_game(creator)
+    friend.post(invitation_of(creator, game_id))
+    with spectator.websocket_connect(f"/ws/games/{game_id}") as socket:
+        first = socket.receive_json()["state"]
+        assert first["you"] == [] and first["ply"] == 0
+        assert play(creator, game_id).status_code == 200
+        moved = socket.receive_json()["state"]
+        assert moved["ply"] == 1 and moved["you"] == [] and not moved["you_act"]
+
+
+def seated(people: list[Any]) -> str:
+    """A game between the first two people, the friend seated by the invitation."""
+    creator, friend, *_ = people
+    game_id = online_game(creator)
+    assert friend.post(invitation_of(creator, game_id), follow_redirects=False).status_code == 303
+    return game_id
+
+
+def test_a_draw_is_offered_declined_voided_and_agreed(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    game_id = seated(people)
+
+    def draw(who: TestClient, answer: str) -> Any:
+        ply = who.get(f"/api/games/{game_id}").json()["ply"]
+        return who.post(f"/api/games/{game_id}/draw", json={"ply": ply, "answer": answer})
+
+    assert draw(spectator, "offer").status_code == 403
+    assert draw(friend, "accept").status_code == 400  # nothing offered yet
+    assert draw(creator, "offer").json()["draw_offer"] == 0
+    assert draw(creator, "offer").status_code == 400  # once is enough
+    assert draw(creator, "accept").status_code == 400  # not one's own
+    assert draw(friend, "decline").json()["draw_offer"] is None
+    assert draw(friend, "offer").status_code == 200
+    assert play(creator, game_id).status_code == 200  # an action voids the offer
+    assert creator.get(f"/api/games/{game_id}").json()["draw_offer"] is None
+    assert draw(creator, "offer").status_code == 200
+    agreed = draw(friend, "accept").json()
+    assert agreed["outcome"]["winner"] is None and agreed["outcome"]["reason"] == "agreement"
+    record = creator.get(f"/api/games/{game_id}/record.txt").text
+    assert '[Reason "agreement"]' in record and '[Result "draw"]' in record
+    assert draw(friend, "offer").status_code == 400
+
+
+def test_a_rematch_swaps_the_seats_and_is_made_once(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    game_id = seated(people)
+    assert creator.post(f"/api/games/{game_id}/rematch").status_code == 400  # not over yet
+    ply = creator.get(f"/api/games/{game_id}").json()["ply"]
+    creator.post(f"/api/games/{game_id}/resign", json={"ply": ply})
+    assert spectator.post(f"/rematch/{game_id}", follow_redirects=False).status_code == 403
+    first = creator.post(f"/rematch/{game_id}", follow_redirects=False)
+    second = friend.post(f"/rematch/{game_id}", follow_redirects=False)
+    assert first.status_code == second.status_code == 303
+    assert first.headers["location"] == second.headers["location"]
+    new_id = str(first.headers["location"]).rsplit("/", 1)[1]
+    assert creator.get(f"/api/games/{new_id}").json()["you"] == [1]
+    assert friend.get(f"/api/games/{new_id}").json()["you"] == [0]
+    assert creator.get(f"/api/games/{game_id}").json()["rematch"] == new_id
+    assert play(friend, new_id).status_code == 200  # the friend has South now, and begins
+
+
+def test_a_clock_counts_each_side_and_a_player_out_of_time_loses(
+    people: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server counts: the clock of the player to act runs from the moment both are
+    seated; a move takes its time off (and adds the increment); a player whose time is
+    gone has lost, reason ``time``, whoever looks first."""
+    from boardlab.web import clock
+
+    now = [1_000_000]
+    monkeypatch.setattr(clock, "milliseconds", lambda: now[0])
+    creator, friend, *_ = people
+    form = {"opponent": "online", "seat": "0", "clock": "1+2", **SMALL["galatjang"]}
+    answer = creator.post("/new/galatjang", data=form, follow_redirects=False)
+    game_id = str(answer.headers["location"]).rsplit("/", 1)[1]
+    waiting = creator.get(f"/api/games/{game_id}").json()["clock"]
+    assert waiting == {"left": [60000, 60000], "running": None, "base": 60, "increment": 2}
+    now[0] += 30_000  # waiting for the opponent costs no one anything
+    friend.post(invitation_of(creator, game_id))
+    assert friend.get(f"/api/games/{game_id}").json()["clock"]["running"] == 0
+    now[0] += 10_000
+    state = play(creator, game_id).json()
+    if state["to_act"] == 1:
+        assert state["clock"]["left"] == [52000, 60000]  # 10 s off, 2 s back
+    now[0] += 5_000
+    assert creator.get(f"/api/games/{game_id}").json()["clock"]["left"][state["to_act"]] < 60000
+    loser = state["to_act"]
+    now[0] += 70_000
+    over = friend.get(f"/api/games/{game_id}").json()
+    assert over["outcome"]["reason"] == "time" and over["outcome"]["winner"] == 1 - loser
+    assert over["clock"]["left"][loser] == 0 and over["clock"]["running"] is None
+    late = people[loser].post(
+        f"/api/games/{game_id}/play", json={"action": "s1", "ply": over["ply"]}
+    )
+    assert late.status_code == 400 and "over" in late.json()["error"]
+    assert '[Reason "time"]' in creator.get(f"/api/games/{game_id}/record.txt").text
+
+
+def test_a_page_watching_learns_of_a_loss_on_time_unasked(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    form = {"opponent": "online", "seat": "0", "clock": "1+0", **SMALL["galatjang"]}
+    answer = creator.post("/new/galatjang", data=form, follow_redirects=False)
+    game_id = str(answer.headers["location"]).rsplit("/", 1)[1]
+    friend.post(invitation_of(creator, game_id))
+    store = creator.app.state.service.store  # type: ignore[attr-defined]
+    from boardlab.web.store import GameRow
+
+    with store.session() as session:  # South has 0.8 s left
+        row = session.get(GameRow, game_id)
+        row.clock = {**row.clock, "left": [800, 60000]}
+    with spectator.websocket_connect(f"/ws/games/{game_id}") as socket:
+        first = socket.receive_json()["state"]
+        assert first["outcome"] is None and first["clock"]["running"] == 0
+        flagged = socket.receive_json()["state"]  # nobody asked: the server's timer
+        assert flagged["outcome"]["reason"] == "time" and flagged["outcome"]["winner"] == 1
+
+
+@pytest.mark.parametrize("text", ["5", "0+5", "181+0", "5+61", "five+3", "5+3+1", "-1+2"])
+def test_a_bad_time_control_is_refused_clearly(people: list[Any], text: str) -> None:
+    creator, *_ = people
+    form = {"opponent": "online", "seat": "0", "clock": text, **SMALL["galatjang"]}
+    answer = creator.post("/new/galatjang", data=form, follow_redirects=False)
+    assert answer.status_code == 400 and "MINUTES+SECONDS" in answer.text
+    local = {"opponent": "easy", "seat": "0", "clock": "5+3", **SMALL["galatjang"]}
+    refused = creator.post("/new/galatjang", data=local, follow_redirects=False)
+    assert refused.status_code == 400 and "online" in refused.text
