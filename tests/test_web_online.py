@@ -305,3 +305,29 @@ def test_a_bad_time_control_is_refused_clearly(people: list[Any], text: str) -> 
     local = {"opponent": "easy", "seat": "0", "clock": "5+3", **SMALL["galatjang"]}
     refused = creator.post("/new/galatjang", data=local, follow_redirects=False)
     assert refused.status_code == 400 and "online" in refused.text
+
+
+def test_a_player_without_an_open_page_is_shown_away_and_back(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    game_id = seated(people)
+    # every page on one browser's connection (one event loop), each sending its secret
+    secrets = [who.cookies.get(f"seat-{game_id}") for who in (creator, friend)]
+
+    def page(seat: int | None) -> Any:
+        headers = {} if seat is None else {"X-Boardlab-Seat": secrets[seat]}
+        return spectator.websocket_connect(f"/ws/games/{game_id}", headers=headers)
+
+    with page(None) as watching:
+        assert watching.receive_json()["state"]["away"] == [0, 1]  # no page of theirs open
+        with page(1) as friends:
+            assert friends.receive_json()["state"]["you"] == [1]
+            assert watching.receive_json()["state"]["away"] == [0]
+            with page(0) as creators:
+                creators.receive_json()
+                assert watching.receive_json()["state"]["away"] == []
+            assert watching.receive_json()["state"]["away"] == [0]
+        assert watching.receive_json()["state"]["away"] == [0, 1]
+    # reopening resumes where the game stands, with the actions played meanwhile
+    assert play(creator, game_id).status_code == 200
+    with page(1) as friends:
+        assert friends.receive_json()["state"]["ply"] >= 1

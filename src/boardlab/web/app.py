@@ -247,7 +247,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         await run_in_threadpool(
             store.take_seat, game_id, stored.open_seat, key_of(secret), key_of(secret)
         )
-        await service.seat_taken(game_id)
+        await service.tell(game_id)
         response = redirect(request, f"/play/{game_id}")
         hold(response, game_id, secret)
         return response
@@ -278,7 +278,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             raise SeatTaken(_("this seat is not open: someone has taken it"))
         secret = new_secret()
         await run_in_threadpool(store.take_seat, game_id, stored.open_seat, key_of(secret), None)
-        await service.seat_taken(game_id)
+        await service.tell(game_id)
         response = redirect(request, f"/play/{game_id}")
         hold(response, game_id, secret)
         return response
@@ -406,8 +406,10 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
 
         service.watch(game_id, send, viewer)
         service.arm(stored, record)  # a clock running out is told to this page too
+        seats = viewer.seats(stored)
         try:
             await send(first)
+            service.arrived(game_id, seats, here=True)
             wake_if_due(first)
             while True:
                 message = await socket.receive_text()
@@ -416,6 +418,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             pass
         finally:
             service.unwatch(game_id, send)
+            service.arrived(game_id, seats, here=False)
 
     def wake_if_due(state: dict[str, Any]) -> None:
         if state["to_act"] is not None and not state["human_to_act"]:

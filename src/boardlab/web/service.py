@@ -10,6 +10,7 @@ from the anatomy of actions.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import logging
@@ -123,7 +124,9 @@ class GameService:
         #: games whose agent failed, with when and why: not woken again for a while
         self.trouble: dict[str, tuple[float, str]] = {}
         self.reviewing: dict[str, asyncio.Task[None]] = {}
-        #: when to look again at each game whose clock runs (``_arm``)
+        #: how many pages each seat of a game has open now (none: the player is away)
+        self.present: dict[str, collections.Counter[int]] = {}
+        #: when to look again at each game whose clock runs (``arm``)
         self.timers: dict[str, asyncio.TimerHandle] = {}
         #: the pages watching each game, with the language each reads and who it is
         self.watchers: dict[str, dict[Listener, tuple[str, Viewer]]] = {}
@@ -183,6 +186,10 @@ class GameService:
         failed = self.trouble.get(stored.id)
         trouble = _("the AI could not play: {error}").format(error=failed[1]) if failed else ""
         state["trouble"] = trouble if not state["thinking"] else ""
+        here = self.present.get(stored.id, collections.Counter())
+        state["away"] = [
+            k for k in (0, 1) if online(stored) and k != stored.open_seat and not here[k]
+        ]
         return state
 
     # ------------------------------------------------------------------ changes
@@ -327,7 +334,7 @@ class GameService:
             await run_in_threadpool(self.store.discard, made)
         else:
             self.wake(made)
-            await self._broadcast(*await self.load(game_id))
+            await self.tell(game_id)
         return kept
 
     async def hint(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
@@ -436,10 +443,6 @@ class GameService:
         await self._broadcast(stored, record)
         return self.describe(stored, record, viewer)
 
-    async def seat_taken(self, game_id: str) -> None:
-        """Tell the pages watching a game that its open seat was taken."""
-        await self._broadcast(*await self.load(game_id))
-
     # ------------------------------------------------------------------ reviews
     async def review(self, game_id: str) -> dict[str, Any]:
         """The stored review of the game as it stands, or ``running`` while one is made."""
@@ -478,6 +481,27 @@ class GameService:
 
     def unwatch(self, game_id: str, listener: Listener) -> None:
         self.watchers.get(game_id, {}).pop(listener, None)
+
+    def arrived(self, game_id: str, seats: frozenset[int], here: bool) -> None:
+        """A page of a player opened (``here``) or closed: when a seat has its first
+        page or loses its last, the other pages learn the player is back or away (told
+        beside, so that a page closing is not held up by the others)."""
+        count = self.present.setdefault(game_id, collections.Counter())
+        changed = False
+        for seat in seats:
+            before = count[seat] > 0
+            count[seat] += 1 if here else -1
+            changed |= before != (count[seat] > 0)
+        if not +count:
+            self.present.pop(game_id, None)
+        if changed:
+            self._spawn(self.tell(game_id))
+
+    async def tell(self, game_id: str) -> None:
+        """Send the game as it stands to the pages watching it (a seat taken, a player
+        come or gone)."""
+        with contextlib.suppress(BoardlabError):
+            await self._broadcast(*await self.load(game_id))
 
     async def _broadcast(self, stored: StoredGame, record: GameRecord) -> None:
         """The game's new state to every page watching it, described once for each

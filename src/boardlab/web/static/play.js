@@ -247,6 +247,12 @@ function renderPlayers() {
     else if (!seatOf.human) seat.textContent = seatOf.label;
     else seat.textContent = state.online && state.you.includes(k) ? _("you") : _("person");
     title.append(seat);
+    if ((state.away || []).includes(k)) {
+      const away = document.createElement("small");
+      away.className = "away";
+      away.textContent = _("away");
+      title.append(" ", away);
+    }
     if (state.clock) {
       const time = document.createElement("span");
       time.className = "clock";
