@@ -325,7 +325,14 @@ def test_watchers_get_the_game_each_in_their_own_language(http: Any) -> None:
         assert first_de["seats"][0]["name"] == "Süd"
         assert first_en["seats"][0]["name"] == "South"
         http.post(f"/api/games/{game_id}/play", json={"action": "s1", "ply": 0})
-        after_de, after_en = de.receive_json()["state"], en.receive_json()["state"]
+
+        def moved(socket: Any) -> dict[str, Any]:  # (a player's page opening is told too)
+            while True:
+                state: dict[str, Any] = socket.receive_json()["state"]
+                if state["ply"] == 1:
+                    return state
+
+        after_de, after_en = moved(de), moved(en)
     assert after_de["ply"] == after_en["ply"] == 1
     assert after_de["moves"] == after_en["moves"]
     assert after_de["legal"] == after_en["legal"] or [a["action"] for a in after_de["legal"]] == [

@@ -98,22 +98,22 @@ def test_the_lobby_lists_a_game_until_one_person_takes_its_seat(people: list[Any
     creator, first, second, _ = people
     game_id = online_game(creator, lobby=True, seat="1")
     assert game_id in first.get("/lobby").text
-    results: list[int] = []
+    results: list[tuple[TestClient, int]] = []
 
     def take(http: TestClient) -> None:
-        results.append(http.post(f"/lobby/{game_id}", follow_redirects=False).status_code)
+        results.append((http, http.post(f"/lobby/{game_id}", follow_redirects=False).status_code))
 
     racers = [threading.Thread(target=take, args=(who,)) for who in (first, second)]
     for racer in racers:
         racer.start()
     for racer in racers:
         racer.join()
-    assert sorted(results) == [303, 409]
+    assert sorted(code for _, code in results) == [303, 409]
     assert game_id not in creator.get("/lobby").text
-    winner = first if results[0] == 303 else second
-    if first.get(f"/api/games/{game_id}").json()["you"] != [0]:
-        winner = second
+    (winner,) = [who for who, code in results if code == 303]
+    (loser,) = [who for who, code in results if code == 409]
     assert winner.get(f"/api/games/{game_id}").json()["you"] == [0]
+    assert loser.get(f"/api/games/{game_id}").json()["you"] == []
     assert play(winner, game_id).status_code == 200  # South, the seat left open, begins
 
 

@@ -495,13 +495,15 @@ class GameService:
         if not +count:
             self.present.pop(game_id, None)
         if changed:
-            self._spawn(self.tell(game_id))
+            self._spawn(self.tell(game_id, online_only=True))
 
-    async def tell(self, game_id: str) -> None:
-        """Send the game as it stands to the pages watching it (a seat taken, a player
-        come or gone)."""
+    async def tell(self, game_id: str, online_only: bool = False) -> None:
+        """Send the game as it stands to the pages watching it (a seat taken; a player
+        come or gone, which only a game between two people online shows)."""
         with contextlib.suppress(BoardlabError):
-            await self._broadcast(*await self.load(game_id))
+            stored, record = await self.load(game_id)
+            if online(stored) or not online_only:
+                await self._broadcast(stored, record)
 
     async def _broadcast(self, stored: StoredGame, record: GameRecord) -> None:
         """The game's new state to every page watching it, described once for each
