@@ -5,17 +5,23 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import re
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
+from websockets.sync.client import connect
 
 from boardlab.web.app import create_app, redacted
-from web_support import SMALL
+from web_support import SMALL, LiveServer
 
 
 @pytest.fixture
@@ -331,3 +337,93 @@ def test_a_player_without_an_open_page_is_shown_away_and_back(people: list[Any])
     assert play(creator, game_id).status_code == 200
     with page(1) as friends:
         assert friends.receive_json()["state"]["ply"] >= 1
+
+
+# ---------------------------------------------------------------------- several processes
+def http_call(base: str, method: str, path: str, body: Any = None, headers: Any = None) -> Any:
+    """One request to a live server: (status, headers, body text)."""
+
+    where = urlsplit(base)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    sent = dict(headers or {})
+    if isinstance(body, dict) and method == "FORM":
+        method, data = "POST", urlencode(body)
+        sent["Content-Type"] = "application/x-www-form-urlencoded"
+    elif body is not None:
+        data = json.dumps(body)
+        sent["Content-Type"] = "application/json"
+    else:
+        data = None
+    connection.request(method, path, data, sent)
+    answer = connection.getresponse()
+    result = answer.status, dict(answer.getheaders()), answer.read().decode()
+    connection.close()
+    return result
+
+
+@pytest.fixture
+def two_servers(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[list[Any]]:
+    """Two server processes on one PostgreSQL database, as behind a load balancer."""
+
+    url = request.getfixturevalue("postgres").fresh()
+    servers = [LiveServer(url, tmp_path) for _ in range(2)]
+    for server in servers:
+        server.start()
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+def test_a_change_made_in_one_process_reaches_pages_on_another(two_servers: list[Any]) -> None:
+    """LISTEN/NOTIFY: a move sent to one server process is pushed to a spectator whose
+    page is connected to the other."""
+
+    first, second = two_servers
+    form = {"opponent": "human", "seat": "0", **SMALL["galatjang"]}
+    status, headers, _text = http_call(first.url, "FORM", "/new/galatjang", form)
+    assert status == 303
+    game_id = headers["location"].rsplit("/", 1)[1]
+    secret = headers["set-cookie"].split(f"seat-{game_id}=", 1)[1].split(";", 1)[0]
+    with connect(f"ws://127.0.0.1:{second.port}/ws/games/{game_id}") as page:
+        assert json.loads(page.recv(timeout=30))["state"]["ply"] == 0
+        for ply, action in enumerate(("s1", "n1")):
+            body = {"action": action, "ply": ply}
+            seat = {"X-Boardlab-Seat": secret}
+            assert http_call(first.url, "POST", f"/api/games/{game_id}/play", body, seat)[0] == 200
+            while True:  # the other process tells its page
+                state = json.loads(page.recv(timeout=30))["state"]
+                if state["ply"] == ply + 1:
+                    break
+        assert state["moves"][-1]["actions"] == ["n1"]
+
+
+def test_several_workers_need_postgresql(tmp_path: Any) -> None:
+
+    command = [sys.executable, "-m", "boardlab", "serve", "--port", "0", "--workers", "2"]
+    command += ["--db", f"sqlite:///{tmp_path / 'games.sqlite3'}"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "PostgreSQL" in done.stderr
+
+
+def test_two_worker_processes_serve_one_game(request: pytest.FixtureRequest, tmp_path: Any) -> None:
+    """``serve --workers 2`` on PostgreSQL: requests land on either process; the game
+    goes on whichever answers."""
+
+    server = LiveServer(request.getfixturevalue("postgres").fresh(), tmp_path, workers=2)
+    server.start()
+    try:
+        form = {"opponent": "human", "seat": "0", **SMALL["galatjang"]}
+        status, headers, _text = http_call(server.url, "FORM", "/new/galatjang", form)
+        assert status == 303
+        game_id = headers["location"].rsplit("/", 1)[1]
+        secret = headers["set-cookie"].split(f"seat-{game_id}=", 1)[1].split(";", 1)[0]
+        seat = {"X-Boardlab-Seat": secret}
+        for _ in range(8):
+            state = json.loads(http_call(server.url, "GET", f"/api/games/{game_id}")[2])
+            if state["outcome"] is not None:
+                break
+            body = {"action": state["legal"][0]["action"], "ply": state["ply"]}
+            assert http_call(server.url, "POST", f"/api/games/{game_id}/play", body, seat)[0] == 200
+    finally:
+        server.stop()

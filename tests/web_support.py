@@ -126,8 +126,9 @@ def free_port() -> int:
 class LiveServer:
     """``boardlab serve`` in a child process, on a database that outlives it."""
 
-    def __init__(self, db: Path | str, folder: Path | None = None) -> None:
+    def __init__(self, db: Path | str, folder: Path | None = None, workers: int = 1) -> None:
         self.db = db
+        self.workers = workers
         self.port = free_port()
         self.log = (folder or Path(str(db)).parent) / f"server-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -138,7 +139,7 @@ class LiveServer:
 
     def start(self) -> None:
         command = [sys.executable, "-m", "boardlab", "serve", "--port", str(self.port)]
-        command += ["--db", url_of(self.db), "--workers", "1"]
+        command += ["--db", url_of(self.db), "--ai-workers", "1", "--workers", str(self.workers)]
         with self.log.open("a") as log:  # a pipe nobody read would block it
             self.process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

@@ -426,9 +426,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--workers",
         type=within(int, 1, 64),
+        default=1,
+        metavar="N",
+        help=_(
+            "server processes sharing the address and the database (default 1; more "
+            "need PostgreSQL)"
+        ),
+    )
+    serve.add_argument(
+        "--ai-workers",
+        type=within(int, 1, 64),
         default=2,
         metavar="N",
-        help=_("processes in which the AI searches (default 2)"),
+        help=_("processes in which the AI searches, for each server process (default 2)"),
     )
     for sub in commands.choices.values():  # --lang after the command too
         lang_flag(sub, argparse.SUPPRESS)
@@ -977,7 +987,7 @@ def run_serve(args: argparse.Namespace) -> int:
     require("web", "boardlab serve")
     from boardlab.web.serve import serve
 
-    return serve(args.host, args.port, args.db, args.workers)
+    return serve(args.host, args.port, args.db, args.ai_workers, args.workers)
 
 
 def run_tournament(args: argparse.Namespace) -> int:

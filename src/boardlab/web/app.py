@@ -7,9 +7,11 @@ Every request is checked by the engine; whatever goes wrong becomes one clear me
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
+import os
 import re
 import secrets
 from collections.abc import AsyncIterator
@@ -101,7 +103,10 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        listening = asyncio.create_task(service.listen()) if store.announces else None
         yield
+        if listening is not None:
+            listening.cancel()
         service.close()
 
     app = FastAPI(
@@ -425,6 +430,12 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             service.wake(state["id"])
 
     return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one server process among several (``boardlab serve --workers N``):
+    the database and the AI's processes are named in the environment."""
+    return create_app(os.environ["BOARDLAB_DB"], int(os.environ.get("BOARDLAB_AI_WORKERS", "2")))
 
 
 def socket_answer(message: str) -> dict[str, Any]:

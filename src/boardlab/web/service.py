@@ -30,7 +30,7 @@ from boardlab.core.i18n import _, language, use_language
 from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web import clock, thinking
-from boardlab.web.store import StaleError, Store, StoredGame, stale_message
+from boardlab.web.store import CHANNEL, ORIGIN, StaleError, Store, StoredGame, stale_message
 
 log = logging.getLogger("boardlab.web")
 
@@ -472,6 +472,32 @@ class GameService:
             await run_in_threadpool(self.store.keep_review, stored.id, REVIEW_AGENT, length, data)
         except Exception:
             log.exception("the review of game %s failed", stored.id)
+
+    # ------------------------------------------------------------------ other processes
+    async def listen(self) -> None:
+        """Tell this process's pages of the changes other server processes make: they
+        announce each on PostgreSQL's LISTEN/NOTIFY channel, which needs no other server.
+        A lost connection is made again, and every game watched here is told afresh,
+        since announcements may have been missed meanwhile."""
+        import psycopg
+
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self.store.listen_url(), autocommit=True
+                ) as connection:
+                    await connection.execute(f"LISTEN {CHANNEL}")
+                    for game_id in list(self.watchers):
+                        self._spawn(self.tell(game_id))
+                    async for note in connection.notifies():
+                        origin, _sep, game_id = note.payload.partition(":")
+                        if origin != ORIGIN and self.watchers.get(game_id):
+                            self._spawn(self.tell(game_id))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the database restarts, the network fails
+                log.warning("listening for changes failed (%s); again in a second", error)
+                await asyncio.sleep(1.0)
 
     # ------------------------------------------------------------------ watchers
     def watch(self, game_id: str, listener: Listener, viewer: Viewer = SPECTATOR) -> None:

@@ -30,6 +30,7 @@ from sqlalchemy import (
     event,
     func,
     select,
+    text,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
@@ -40,6 +41,11 @@ from boardlab.core.i18n import _, counted
 from boardlab.web import clock
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: The PostgreSQL channel on which every change to a game is announced (its payload
+#: ``ORIGIN:GAME``), so that every server process tells the pages it holds.
+CHANNEL = "boardlab_games"
+#: This process, in the announcements it makes (it has told its own pages already).
+ORIGIN = secrets.token_hex(8)
 
 
 class StaleError(BoardlabError):
@@ -197,6 +203,23 @@ class Store:
                 _("cannot open the database {url}: {why}").format(url=safe_url(self.url), why=why)
             ) from None
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        #: whether changes are announced to the other server processes (PostgreSQL)
+        self.announces = self.engine.dialect.name == "postgresql"
+
+    def listen_url(self) -> str:
+        """The database as psycopg connects to it, to listen for announcements."""
+        from sqlalchemy.engine import make_url
+
+        url = make_url(self.url).set(drivername="postgresql")
+        return url.render_as_string(hide_password=False)
+
+    def _announce(self, session: Session, game_id: str) -> None:
+        """Announce a change to the game, sent when the transaction commits."""
+        if self.announces:
+            session.execute(
+                text("SELECT pg_notify(:channel, :payload)"),
+                {"channel": CHANNEL, "payload": f"{ORIGIN}:{game_id}"},
+            )
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -284,6 +307,7 @@ class Store:
                     row.clock = clock
                 row.updated = now()
                 row.revision += 1
+                self._announce(session, game_id)
         except IntegrityError:
             raise StaleError(stale_message(ply + 1, ply)) from None
 
@@ -300,6 +324,7 @@ class Store:
             row.length, row.resigned, row.result, row.updated = length, None, "*", now()
             row.ending = row.draw_offer = None
             row.revision += 1
+            self._announce(session, game_id)
 
     def end(
         self,
@@ -321,6 +346,7 @@ class Store:
             if clock is not None:
                 row.clock = clock
             row.revision += 1
+            self._announce(session, game_id)
 
     def offer_draw(self, game_id: str, ply: int, player: int | None) -> None:
         """``player`` offers a draw at action ``ply`` (None: the offer is declined)."""
@@ -331,6 +357,7 @@ class Store:
             row.draw_offer = player
             row.updated = now()
             row.revision += 1
+            self._announce(session, game_id)
 
     def discard(self, game_id: str) -> None:
         """Forget a game that was made in vain (a rematch made twice at once)."""
@@ -346,6 +373,7 @@ class Store:
             if row.rematch is None:
                 row.rematch = rematch
                 row.revision += 1
+                self._announce(session, game_id)
             return row.rematch
 
     def take_seat(self, game_id: str, seat: int, key: str, invited: str | None) -> None:
@@ -364,6 +392,7 @@ class Store:
                 row.clock = clock.start(row.clock, clock.milliseconds())
             row.updated = now()
             row.revision += 1
+            self._announce(session, game_id)
 
     def lobby(self, limit: int = 100) -> list[StoredGame]:
         """The games waiting in the lobby for an opponent, the newest first."""
