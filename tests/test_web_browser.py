@@ -62,6 +62,10 @@ def page(browser: Any) -> Iterator[Any]:
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on(  # nothing the page needs is refused by its Content-Security-Policy
+        "console",
+        lambda message: "Content Security Policy" in message.text and errors.append(message.text),
+    )
     opened.set_default_timeout(30000)
     yield opened
     context.close()

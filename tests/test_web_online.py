@@ -427,3 +427,43 @@ def test_two_worker_processes_serve_one_game(request: pytest.FixtureRequest, tmp
             assert http_call(server.url, "POST", f"/api/games/{game_id}/play", body, seat)[0] == 200
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------------- guards
+def test_answers_carry_a_strict_content_security_policy(people: list[Any]) -> None:
+    creator, *_ = people
+    game_id = online_game(creator)
+    for path in ("/", f"/play/{game_id}", "/lobby", "/rules/linja", f"/api/games/{game_id}"):
+        headers = creator.get(path).headers
+        policy = headers["content-security-policy"]
+        assert "script-src 'self';" in policy and "unsafe-inline" not in policy, path
+        assert "frame-ancestors 'none'" in policy
+        assert headers["referrer-policy"] == "same-origin"
+        assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_injected_markup_is_shown_as_text(people: list[Any]) -> None:
+    creator, *_ = people
+    evil = "<script>alert(1)</script>"
+    answer = creator.post("/upload", files={"record": (f"{evil}.txt", b"no record", "text/plain")})
+    assert answer.status_code == 400
+    assert evil not in answer.text and "&lt;script&gt;" in answer.text
+    page = creator.get(f"/?lang={evil}")
+    assert page.status_code == 400 and evil not in page.text
+    game_id = online_game(creator)
+    state = creator.get(f"/api/games/{game_id}").json()
+    refused = creator.post(f"/api/games/{game_id}/play", json={"action": evil, "ply": state["ply"]})
+    assert refused.status_code == 400  # JSON, shown by the page as text (textContent)
+
+
+def test_making_games_is_rate_limited_per_address(people: list[Any]) -> None:
+    from boardlab.web.app import GAMES_A_MINUTE
+
+    creator, *_ = people
+    form = {"opponent": "human", "seat": "0", **SMALL["galatjang"]}
+    codes = [
+        creator.post("/new/galatjang", data=form, follow_redirects=False).status_code
+        for _ in range(GAMES_A_MINUTE + 1)
+    ]
+    assert codes.count(303) == GAMES_A_MINUTE and codes[-1] == 429
+    assert "a minute" in creator.post("/new/galatjang", data=form).text

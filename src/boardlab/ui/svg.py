@@ -19,6 +19,12 @@ from boardlab.core.board import Board, Place
 from boardlab.core.game import Game
 from boardlab.core.i18n import SOURCE, _, language, pgettext
 
+#: The board's own style sheet, inside every SVG (a page's Content-Security-Policy allows
+#: exactly this text by its hash).
+STYLE = (
+    "text{font-family:sans-serif;text-anchor:middle;dominant-baseline:central}"
+    ".label{fill:#666;font-size:15px}.count{font-size:20px;font-weight:bold}"
+)
 CELL = 56  # the height of a grid line, and the least width of a column
 PIECE_GAP = 16  # the distance between the discs of a row's pieces
 MARK = "#ffd54f"  # the last turn's places: a yellow both colour-blind kinds tell apart
@@ -58,8 +64,7 @@ def board_svg(
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {left[-1]} {height}" '
         f'width="{left[-1]}" height="{height}" role="img" class="board" '
         f"aria-label={quoteattr(label)}>",
-        "<style>text{font-family:sans-serif;text-anchor:middle;dominant-baseline:central}"
-        ".label{fill:#666;font-size:15px}.count{font-size:20px;font-weight:bold}</style>",
+        f"<style>{STYLE}</style>",
     ]
     for place in board.places:
         x, y = left[place.x], CELL * place.y

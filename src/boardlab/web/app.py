@@ -34,6 +34,7 @@ from boardlab.core.i18n import _, language, ngettext, use_language
 from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.web import pages
 from boardlab.web.clock import new_clock
+from boardlab.web.guard import RateLimit, SecurityHeaders
 from boardlab.web.language import (
     LanguageMiddleware,
     check_query,
@@ -61,6 +62,13 @@ COOKIE = "boardlab_browser"
 MAX_UPLOAD = 1 << 20
 #: The largest message a page may send over its WebSocket.
 MAX_MESSAGE = 4096
+#: New games a client address may make in a minute.
+GAMES_A_MINUTE = 30
+
+
+class TooMany(BoardlabError):
+    """A client over a rate limit."""
+
 
 log = logging.getLogger("boardlab.web")
 
@@ -119,6 +127,8 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         dependencies=[Depends(check_query)],
     )
     app.add_middleware(LanguageMiddleware)
+    app.add_middleware(SecurityHeaders)
+    creations = RateLimit(GAMES_A_MINUTE, 60.0)
     app.state.service = service
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -148,6 +158,8 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             status = 409
         if isinstance(error, NotYourSeat):
             status = 403
+        if isinstance(error, TooMany):
+            status = 429
         return failure(request, status, str(error))
 
     @app.exception_handler(RequestValidationError)
@@ -182,6 +194,12 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
 
     @app.post("/new/{game_id}", include_in_schema=False)
     async def new_game(request: Request, game_id: str) -> Response:
+        if not creations.allow(request.client.host if request.client else "?"):
+            raise TooMany(
+                _("too many new games from your address: at most {most} a minute").format(
+                    most=GAMES_A_MINUTE
+                )
+            )
         values = await request.form()
         form = pages.NewGameForm.empty(game_id)
         try:
