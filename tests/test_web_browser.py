@@ -85,6 +85,16 @@ def start(page: Any, server: LiveServer, game: str, opponent: str, seat: str = "
     return str(page.url.rsplit("/", 1)[1])
 
 
+def wait_until(page: Any, expression: str, timeout: int = 30000) -> None:
+    """Wait until a JavaScript expression is true in the page. (Playwright's
+    ``wait_for_function`` evaluates a string, which the pages' Content-Security-Policy
+    rightly refuses; ``evaluate`` goes through the debugging protocol.)"""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"waited {timeout} ms for {expression}"
+        page.wait_for_timeout(100)
+
+
 def state_of(page: Any, server: LiveServer, game_id: str) -> dict[str, Any]:
     answer: dict[str, Any] = page.request.get(f"{server.url}/api/games/{game_id}").json()
     return answer
@@ -172,11 +182,11 @@ def test_undo_hint_typed_actions_and_an_illegal_click(page: Any, server: LiveSer
     # A typed action that is not legal is refused with the engine's reason.
     page.fill("#typed-action", "s9")
     page.press("#typed-action", "Enter")
-    page.wait_for_function("document.getElementById('message').textContent.includes('s9')")
+    wait_until(page, "document.getElementById('message').textContent.includes('s9')")
     assert state_of(page, server, game_id)["ply"] == 0
     # The hint names a legal action and lights its pit.
     page.click("#hint-button")
-    page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint:')")
+    wait_until(page, "document.getElementById('hint').textContent.startsWith('Hint:')")
     assert page.locator("#board [data-place].hinted").count() == 1
     # A typed legal action plays; the AI answers; undo takes both back.
     page.fill("#typed-action", "s1")
@@ -187,9 +197,7 @@ def test_undo_hint_typed_actions_and_an_illegal_click(page: Any, server: LiveSer
         page.click("#undo")
         back = wait_for(page, server, game_id, lambda s: s["ply"] == 0)
         assert back["human_to_act"]
-        page.wait_for_function(
-            "document.getElementById('message').textContent.includes('Taken back')"
-        )
+        wait_until(page, "document.getElementById('message').textContent.includes('Taken back')")
 
 
 def test_download_upload_and_review(page: Any, server: LiveServer, tmp_path: Path) -> None:
@@ -205,7 +213,8 @@ def test_download_upload_and_review(page: Any, server: LiveServer, tmp_path: Pat
     page.set_input_files("input[name=record]", str(saved))
     page.click("form.upload button")
     page.wait_for_url("**/review/*")
-    page.wait_for_function(
+    wait_until(
+        page,
         "document.getElementById('review-status').textContent.startsWith('Reviewed')",
         timeout=120000,
     )
@@ -269,7 +278,7 @@ def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
         phone.wait_for_selector('#play[data-ready="true"]')  # the script is listening
         assert phone.evaluate(sideways) <= 390
         phone.tap('#board [data-place="s2"]')
-        phone.wait_for_function("document.getElementById('moves').textContent.includes('s2')")
+        wait_until(phone, "document.getElementById('moves').textContent.includes('s2')")
         if SHOTS:
             phone.screenshot(path=str(Path(SHOTS) / "phone.png"), full_page=True)
     finally:
@@ -432,8 +441,9 @@ def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) ->
             click_action(mover, entry)
             ply = state["ply"]
             state = wait_for(creator, server, game_id, lambda s, ply=ply: s["ply"] > ply)
-            spectator.wait_for_function(
-                f"document.getElementById('moves').textContent.includes('{entry['action']}')"
+            wait_until(
+                spectator,
+                f"document.getElementById('moves').textContent.includes('{entry['action']}')",
             )
         assert spectator.get_attribute("#play", "data-ready") == "false"
         if SHOTS:

@@ -467,3 +467,86 @@ def test_making_games_is_rate_limited_per_address(people: list[Any]) -> None:
     ]
     assert codes.count(303) == GAMES_A_MINUTE and codes[-1] == 429
     assert "a minute" in creator.post("/new/galatjang", data=form).text
+
+
+# ---------------------------------------------------------------------- crashes
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_no_acknowledged_action_is_lost_when_the_server_is_killed(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Any
+) -> None:
+    """Six games played at once by six clients while the server is killed with SIGKILL
+    at random moments and started again: every action a client saw acknowledged is in
+    the database, in its place, and every game goes on to its end."""
+    import random
+    import time
+
+    from boardlab.core.record import GameRecord
+
+    url = (
+        f"sqlite:///{tmp_path / 'games.sqlite3'}"
+        if backend == "sqlite"
+        else request.getfixturevalue("postgres").fresh()
+    )
+    server = LiveServer(url, tmp_path)
+    server.start()
+    games: list[tuple[str, str]] = []
+    form = {"opponent": "human", "seat": "0", **SMALL["galatjang"]}
+    for _ in range(6):
+        _status, headers, _text = http_call(server.url, "FORM", "/new/galatjang", form)
+        game_id = headers["location"].rsplit("/", 1)[1]
+        games.append((game_id, headers["set-cookie"].split("=", 1)[1].split(";", 1)[0]))
+    acknowledged: dict[str, dict[int, str]] = {game_id: {} for game_id, _ in games}
+    done = threading.Event()
+
+    def player(game_id: str, secret: str, seed: int) -> None:
+        rng = random.Random(seed)
+        while not done.is_set():
+            try:
+                _status, _headers, text = http_call(server.url, "GET", f"/api/games/{game_id}")
+                state = json.loads(text)
+                if state["outcome"] is not None:
+                    return
+                action = rng.choice(state["legal"])["action"]
+                body = {"action": action, "ply": state["ply"]}
+                seat = {"X-Boardlab-Seat": secret}
+                status, _headers, text = http_call(
+                    server.url, "POST", f"/api/games/{game_id}/play", body, seat
+                )
+                if status == 200:
+                    acknowledged[game_id][state["ply"]] = action
+            except (OSError, ValueError, http.client.HTTPException):
+                time.sleep(0.05)  # the server is down: try again
+
+    threads = [
+        threading.Thread(target=player, args=(game_id, secret, k))
+        for k, (game_id, secret) in enumerate(games)
+    ]
+    for thread in threads:
+        thread.start()
+    rng = random.Random(backend)
+    try:
+        for _ in range(3):
+            time.sleep(rng.uniform(0.3, 1.2))
+            server.kill()
+            server.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        done.set()
+        server.stop()
+    assert not any(thread.is_alive() for thread in threads), "a game did not go on"
+    server.start()
+    try:
+        for game_id, _secret in games:
+            status, _headers, text = http_call(
+                server.url, "GET", f"/api/games/{game_id}/record.txt"
+            )
+            assert status == 200
+            record = GameRecord.read(text)  # the engine accepts every stored action
+            stored = record.action_strings()
+            assert record.is_over()
+            for ply, action in acknowledged[game_id].items():
+                assert stored[ply] == action, (game_id, ply)
+    finally:
+        server.stop()
+    assert sum(len(actions) for actions in acknowledged.values()) > 20

@@ -334,6 +334,8 @@ def prose(text: str) -> Markup:
     return Markup(MarkdownIt("commonmark", {"html": False}).renderInline(text))
 
 
+#: The alignment markdown gives a table cell.
+ALIGNED = re.compile(r' style="text-align:(left|center|right)"')
 #: A fenced block of the card.
 FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.S | re.M)
 #: The card's link to itself in another language (``Deutsch: [id.de.md](id.de.md)``),
@@ -361,7 +363,8 @@ def render_card(game: Game[Any], text: str) -> str:
                     f"<code>{html.escape(line.strip())}</code></figcaption></figure>"
                 )
     out.append(markdown.render(text[last:]))
-    return "\n".join(out)
+    # a table column's alignment as a class: the pages allow no style attribute
+    return ALIGNED.sub(r' class="align-\1"', "\n".join(out))
 
 
 def diagram_of(game: Game[Any], line: str) -> str:
