@@ -74,7 +74,10 @@ class Postgres:
         self.folder.chmod(0o700)
         data = self.folder / "data"
         self._run("initdb", "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync")
-        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off"
+        options = (
+            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
+            "-c max_connections=400"  # every test's app and server processes at once
+        )
         log = str(self.folder / "server.log")
         self._run("pg_ctl", "-D", str(data), "-l", log, "-w", "-o", options, "start")
 

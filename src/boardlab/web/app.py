@@ -115,7 +115,10 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         yield
         if listening is not None:
             listening.cancel()
-        service.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listening  # its connection closed before the loop ends
+        await service.close()
+        store.engine.dispose()  # its connections back to the database now
 
     app = FastAPI(
         title="boardlab",

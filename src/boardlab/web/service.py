@@ -145,11 +145,15 @@ class GameService:
             self._review_pool = thinking.pool(1)
         return self._review_pool
 
-    def close(self) -> None:
-        for task in self.tasks:
-            task.cancel()
+    async def close(self) -> None:
+        """Stop: the agents' turns, timers and worker processes; the work in flight is
+        let finish its step, so no database connection is left in use."""
         for timer in self.timers.values():
             timer.cancel()
+        for task in list(self.tasks):
+            task.cancel()
+        if self.tasks:
+            await asyncio.wait(list(self.tasks), timeout=5)
         for pool in (self._pool, self._review_pool):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
