@@ -37,6 +37,7 @@ KEYWORDS: dict[str, Any] = {
     "N_": None,
     "ngettext": (1, 2),
     "pgettext": ((1, "c"), 2),
+    "Np_": ((1, "c"), 2),
     "counted": (2, 3),
     "noun": (1, 2),
     "Tally": (2, 3),

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
-from boardlab.core.i18n import N_, _, noun
+from boardlab.core.i18n import N_, _, noun, pgettext
 from boardlab.core.options import OptionSchema, OptionValue
 
 State = TypeVar("State", bound=Hashable)
@@ -253,6 +253,19 @@ class Game(ABC, Generic[State]):
             "agreement": N_("a draw agreed by both players"),
         }
         return _(ended.get(reason) or cls.reasons.get(reason, reason))
+
+    @classmethod
+    def side_word(cls, player: int) -> str:
+        """A player inside a message as the position string and options spell it
+        (``south``), in the current language (the game marks these words with
+        ``Np_("player", ...)``)."""
+        return pgettext("player", cls.players[player])
+
+    @staticmethod
+    def end_word(reason: str) -> str:
+        """The reason word of an end as the board text shows it, in the current language
+        (marked by the game with ``Np_("reason", ...)``)."""
+        return pgettext("reason", reason)
 
     @classmethod
     def player_name(cls, player: int) -> str:

@@ -13,6 +13,8 @@ requests in two languages never see each other's words.
 - ``counted(n, singular, plural)`` is ``ngettext`` with ``{n}`` filled: "1 seed", "2 seeds";
 - ``noun(singular, plural)`` marks a pair of forms kept in a constant; ``ngettext`` picks
   one where it is shown;
+- ``Np_(context, message)`` marks such a word kept as data (a player's name inside a
+  message, a reason word);
 - ``pgettext(context, message)`` tells apart words spelled alike ("draw" the result,
   "draw" the verb).
 
@@ -165,6 +167,11 @@ def counted(n: int, singular: str, plural: str) -> str:
 def noun(singular: str, plural: str) -> tuple[str, str]:
     """Mark both forms of a noun for the catalogue (``point_words``, a tally's words)."""
     return singular, plural
+
+
+def Np_(context: str, message: str) -> str:
+    """Mark ``message`` meant in ``context`` for the catalogue; ``pgettext`` where shown."""
+    return message
 
 
 def pgettext(context: str, message: str) -> str:

@@ -9,7 +9,7 @@ from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
-from boardlab.core.i18n import N_, _, counted, noun, pgettext
+from boardlab.core.i18n import N_, Np_, _, counted, noun
 from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
 from boardlab.games.galatjang import present, rules
@@ -29,20 +29,15 @@ SIDES = ("s", "n")
 MAX_PITS = 16
 
 
-def side_word(side: int) -> str:
-    """A player inside a message as the position string and options spell it (``south``,
-    ``north``), in the current language."""
-    return pgettext("player", "south") if side == SOUTH else pgettext("player", "north")
-
-
-def end_word(reason: str) -> str:
-    """The reason word of an end, as the board text shows it, in the current language."""
-    words = {
-        "no_seeds": pgettext("reason", "no_seeds"),
-        "turn_cap": pgettext("reason", "turn_cap"),
-        "cannot_fill": pgettext("reason", "cannot_fill"),
-    }
-    return words.get(reason, reason)
+#: The words of the players and of the ends inside messages, as data spells them
+#: (``Game.side_word``, ``Game.end_word`` translate them).
+WORDS = (
+    Np_("player", "south"),
+    Np_("player", "north"),
+    Np_("reason", "no_seeds"),
+    Np_("reason", "turn_cap"),
+    Np_("reason", "cannot_fill"),
+)
 
 
 @register
@@ -318,7 +313,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 _(
                     "illegal galatjang action {text!r}: {player} is to act "
                     "and sows a pit {mover}1-{mover}{pits}"
-                ).format(text=text, player=side_word(state.side), mover=mover, pits=pits)
+                ).format(text=text, player=Galatjang.side_word(state.side), mover=mover, pits=pits)
             )
         pit = int(number)
         if not 1 <= pit <= pits:
@@ -372,12 +367,12 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         ]
         outcome = self.outcome_of(state)
         if outcome is not None:
-            reason = end_word(outcome.reason)
+            reason = Galatjang.end_word(outcome.reason)
             if outcome.winner is None:
                 over = _("Game over ({reason}): draw").format(reason=reason)
             else:
                 over = _("Game over ({reason}): {winner}").format(
-                    reason=reason, winner=side_word(outcome.winner)
+                    reason=reason, winner=Galatjang.side_word(outcome.winner)
                 )
             lines.append(over)
         else:

@@ -14,7 +14,6 @@ from boardlab.core.i18n import N_, _
 from boardlab.core.registry import new_game
 from boardlab.games.galatjang import endgames, solution
 from boardlab.games.galatjang.certificate import Certificate, check, principal_line
-from boardlab.games.galatjang.game import side_word
 from boardlab.solve import Progress, Solver, SolveRequest, best_line, ensure_table
 from boardlab.solve.tables import read_header
 
@@ -117,7 +116,7 @@ def _start(game: Game[Any], path: Path, certificate_path: Path | None) -> list[s
     target = certificate.save(certificate_path or folder / "certificate.json")
     seconds = time.perf_counter() - began
     checked = check(certificate, endgame.table)
-    player = side_word(game.to_act(start))
+    player = game.side_word(game.to_act(start))
     if value == 0:
         verdict = _("start value {value:+d} for {player}: a draw with perfect play")
     elif value > 0:
@@ -169,7 +168,7 @@ def _check(path: Path, table: Path | None) -> list[str]:
     if certificate.table_seeds >= 0:
         endgame = endgames.GalatjangEndgame.load(game, table)
     checked = check(certificate, None if endgame is None else endgame.table)
-    player = side_word(game.to_act(game.from_position_string(certificate.position).state))
+    player = game.side_word(game.to_act(game.from_position_string(certificate.position).state))
     return [
         _(
             "certificate checked: {position} is worth exactly {value:+d} to {player} "

@@ -10,7 +10,7 @@ from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import IllegalActionError, InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
-from boardlab.core.i18n import N_, _, counted, pgettext
+from boardlab.core.i18n import N_, Np_, _, counted
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
 from boardlab.games.jinli import present, rules
@@ -56,21 +56,16 @@ def square_index(name: str) -> int:
     return (int(name[1]) - 1) * SIZE + "abcdefg".index(name[0])
 
 
-def side_word(player: int) -> str:
-    """A player inside a message as the position string and options spell it (``red``,
-    ``yellow``), in the current language."""
-    return pgettext("player", "red") if player == RED else pgettext("player", "yellow")
-
-
-def end_word(reason: str) -> str:
-    """The reason word of an end, as the board text shows it, in the current language."""
-    words = {
-        "target": pgettext("reason", "target"),
-        "passes": pgettext("reason", "passes"),
-        "turn_cap": pgettext("reason", "turn_cap"),
-        "no_moves": pgettext("reason", "no_moves"),
-    }
-    return words.get(reason, reason)
+#: The words of the players and of the ends inside messages, as data spells them
+#: (``Game.side_word``, ``Game.end_word`` translate them).
+WORDS = (
+    Np_("player", "red"),
+    Np_("player", "yellow"),
+    Np_("reason", "target"),
+    Np_("reason", "passes"),
+    Np_("reason", "turn_cap"),
+    Np_("reason", "no_moves"),
+)
 
 
 @register
@@ -302,7 +297,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                         "({letter}), every player has 2"
                     ).format(
                         text=text,
-                        player=side_word(player),
+                        player=JinLi.side_word(player),
                         count=state.koi[player].bit_count(),
                         letter=letter,
                     )
@@ -317,7 +312,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                         "the {each} each player begins with (option stones)"
                     ).format(
                         text=text,
-                        player=side_word(player),
+                        player=JinLi.side_word(player),
                         stones=counted(
                             state.supply[player], "{n} stone in supply", "{n} stones in supply"
                         ),
@@ -349,7 +344,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 _(
                     "impossible position string {text!r}: a drop is due but {player} has no "
                     "stone in supply"
-                ).format(text=text, player=side_word(state.side))
+                ).format(text=text, player=JinLi.side_word(state.side))
             )
         if state.phase == GIVE_DUE and (
             not self.rules.recycle or state.supply[1 - state.side] != 0
@@ -358,7 +353,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 _(
                     "impossible position string {text!r}: a give is due only with "
                     "recycle=true, after {player} dropped his last stone"
-                ).format(text=text, player=side_word(1 - state.side))
+                ).format(text=text, player=JinLi.side_word(1 - state.side))
             )
         if state.phase == DROP_DUE and not rules.empty_squares(state):
             raise InvalidNotationError(
@@ -447,10 +442,10 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             outcome = self.outcome_of(state)
             assert outcome is not None
             if outcome.winner is None:
-                over = _("Game over ({reason}): draw").format(reason=end_word(reason))
+                over = _("Game over ({reason}): draw").format(reason=JinLi.end_word(reason))
             else:
                 over = _("Game over ({reason}): {winner}").format(
-                    reason=end_word(reason), winner=side_word(outcome.winner)
+                    reason=JinLi.end_word(reason), winner=JinLi.side_word(outcome.winner)
                 )
             lines.append(over)
         else:

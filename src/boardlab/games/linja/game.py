@@ -11,7 +11,7 @@ from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.errors import InvalidNotationError
 from boardlab.core.fields import read_choice, read_int, split_fields
 from boardlab.core.game import Feature, Game, Outcome
-from boardlab.core.i18n import N_, _, pgettext
+from boardlab.core.i18n import N_, Np_, _
 from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
 from boardlab.games.linja import present, rules
@@ -39,20 +39,15 @@ MOVE = re.compile(r"(o?)([0-7])-([0-7])")
 ZONE_LABELS = {0: N_("black start / red goal"), ROWS - 1: N_("red start / black goal")}
 
 
-def side_word(side: int) -> str:
-    """A player inside a message as the position string and options spell it (``black``,
-    ``red``), in the current language."""
-    return pgettext("player", "black") if side == BLACK else pgettext("player", "red")
-
-
-def end_word(reason: str) -> str:
-    """The reason word of an end, as the board text shows it, in the current language."""
-    words = {
-        "passed": pgettext("reason", "passed"),
-        "passes": pgettext("reason", "passes"),
-        "turn_cap": pgettext("reason", "turn_cap"),
-    }
-    return words.get(reason, reason)
+#: The words of the players and of the ends inside messages, as data spells them
+#: (``Game.side_word``, ``Game.end_word`` translate them).
+WORDS = (
+    Np_("player", "black"),
+    Np_("player", "red"),
+    Np_("reason", "passed"),
+    Np_("reason", "passes"),
+    Np_("reason", "turn_cap"),
+)
 
 
 @register
@@ -262,7 +257,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             if count != PIECES:
                 raise refuse(
                     _("{player} has {count} pieces, every player has {pieces}").format(
-                        player=side_word(side), count=count, pieces=PIECES
+                        player=Linja.side_word(side), count=count, pieces=PIECES
                     )
                 )
         for row in range(1, ROWS - 1):
@@ -289,7 +284,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
                 _(
                     "a bonus is due but {player} has no piece in the goal (row {row}); "
                     "a bonus is earned by entering it"
-                ).format(player=side_word(state.side), row=rules.goal(state.side))
+                ).format(player=Linja.side_word(state.side), row=rules.goal(state.side))
             )
         inside_a_turn = state.phase != OPENING or state.extra
         if state.turns == 0 and inside_a_turn and state not in self._first_turn:
@@ -377,12 +372,12 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         )
         outcome = self.outcome_of(state)
         if outcome is not None:
-            reason = end_word(outcome.reason)
+            reason = Linja.end_word(outcome.reason)
             if outcome.winner is None:
                 over = _("Game over ({reason}): draw").format(reason=reason)
             else:
                 over = _("Game over ({reason}): {winner}").format(
-                    reason=reason, winner=side_word(outcome.winner)
+                    reason=reason, winner=Linja.side_word(outcome.winner)
                 )
             lines.append(over)
         else:

@@ -8,7 +8,6 @@ from typing import Any
 from boardlab.core.game import Game, Position
 from boardlab.core.i18n import N_, _, pgettext
 from boardlab.games.linja import solution as table
-from boardlab.games.linja.game import side_word
 from boardlab.solve import Progress, Solver, SolveRequest, ensure_table
 from boardlab.solve.tables import TableError
 
@@ -76,7 +75,7 @@ class LinjaSolver(Solver):
             partial = _("a partial table (progress {lowest} and more): the start is beyond it")
             return [*lines, partial.format(lowest=solution.lowest)]
         value = solution.value(start.state)
-        first = side_word(start.to_act)
+        first = start.game.side_word(start.to_act)
         if value == 0:
             verdict = _("start {position}: a draw with perfect play (value {value:+d})")
         elif value > 0:
