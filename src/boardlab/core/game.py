@@ -268,6 +268,17 @@ class Game(ABC, Generic[State]):
         return pgettext("reason", reason)
 
     @classmethod
+    def over_line(cls, outcome: Outcome) -> str:
+        """The last line of the text board of a finished game: ``Game over (target):
+        red`` (reason and winner as data spells them, in the current language)."""
+        reason = cls.end_word(outcome.reason)
+        if outcome.winner is None:
+            return _("Game over ({reason}): draw").format(reason=reason)
+        return _("Game over ({reason}): {winner}").format(
+            reason=reason, winner=cls.side_word(outcome.winner)
+        )
+
+    @classmethod
     def player_name(cls, player: int) -> str:
         """A player as people read it, in the current language: ``South``, ``Süd``."""
         names = cls.player_names or tuple(name.capitalize() for name in cls.players)

@@ -367,14 +367,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         ]
         outcome = self.outcome_of(state)
         if outcome is not None:
-            reason = Galatjang.end_word(outcome.reason)
-            if outcome.winner is None:
-                over = _("Game over ({reason}): draw").format(reason=reason)
-            else:
-                over = _("Game over ({reason}): {winner}").format(
-                    reason=reason, winner=Galatjang.side_word(outcome.winner)
-                )
-            lines.append(over)
+            lines.append(self.over_line(outcome))
         else:
             player = self.player_name(state.side)
             if self.rules.rounds > 1:

@@ -440,14 +440,8 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         reason = rules.end_reason(state, self.rules)
         if reason is not None:
             outcome = self.outcome_of(state)
-            assert outcome is not None
-            if outcome.winner is None:
-                over = _("Game over ({reason}): draw").format(reason=JinLi.end_word(reason))
-            else:
-                over = _("Game over ({reason}): {winner}").format(
-                    reason=JinLi.end_word(reason), winner=JinLi.side_word(outcome.winner)
-                )
-            lines.append(over)
+            assert outcome is not None and outcome.reason == reason
+            lines.append(self.over_line(outcome))
         else:
             player = self.player_name(state.side)
             if state.phase == DROP_DUE:

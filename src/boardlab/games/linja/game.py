@@ -372,14 +372,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         )
         outcome = self.outcome_of(state)
         if outcome is not None:
-            reason = Linja.end_word(outcome.reason)
-            if outcome.winner is None:
-                over = _("Game over ({reason}): draw").format(reason=reason)
-            else:
-                over = _("Game over ({reason}): {winner}").format(
-                    reason=reason, winner=Linja.side_word(outcome.winner)
-                )
-            lines.append(over)
+            lines.append(self.over_line(outcome))
         else:
             lines.append(
                 _("{player} to play: {due}").format(
