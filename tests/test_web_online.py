@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import connect
 
 from boardlab.web.app import create_app, redacted
@@ -550,3 +551,143 @@ def test_no_acknowledged_action_is_lost_when_the_server_is_killed(
     finally:
         server.stop()
     assert sum(len(actions) for actions in acknowledged.values()) > 20
+
+
+# ---------------------------------------------------------------------- names and chat
+EVIL = "<script>alert(1)</script>"
+
+
+def test_players_name_their_seats_and_names_are_shown_as_text(people: list[Any]) -> None:
+    creator, friend, spectator, _ = people
+    form = {"opponent": "online", "seat": "0", "lobby": "true", "name": EVIL, **SMALL["galatjang"]}
+    made = creator.post("/new/galatjang", data=form, follow_redirects=False)
+    game_id = made.headers["location"].rsplit("/", 1)[1]
+    lobby = spectator.get("/lobby").text
+    assert game_id in lobby and EVIL not in lobby and "&lt;script&gt;alert(1)" in lobby
+    assert "&lt;script&gt;" in creator.get("/new/linja").text  # remembered, escaped
+    joined = friend.post(
+        f"/lobby/{game_id}", data={"name": "  Ana   Lima "}, follow_redirects=False
+    )
+    assert joined.status_code == 303
+    state = spectator.get(f"/api/games/{game_id}").json()
+    assert [seat["player"] for seat in state["seats"]] == [EVIL, "Ana Lima"]
+    assert [seat["label"] for seat in state["seats"]] == [EVIL, "Ana Lima"]
+    page = spectator.get(f"/play/{game_id}").text
+    assert EVIL not in page  # the state in the page is JSON with < escaped
+    record = spectator.get(f"/api/games/{game_id}/record.txt").text
+    assert '[South "<script>alert(1)</script>"]' in record and '[North "Ana Lima"]' in record
+    # a rematch keeps each name with its player, the seats swapped
+    assert creator.post(f"/api/games/{game_id}/resign", json={"ply": 0}).status_code == 200
+    rematch = creator.post(f"/api/games/{game_id}/rematch").json()["id"]
+    swapped = spectator.get(f"/api/games/{rematch}").json()
+    assert [seat["player"] for seat in swapped["seats"]] == ["Ana Lima", EVIL]
+
+
+@pytest.mark.parametrize("name", ["x" * 33, "a\x00b", "left\u202eright", "tab\x07"])
+def test_a_bad_name_is_refused_and_nothing_is_made(people: list[Any], name: str) -> None:
+    creator, friend, *_ = people
+    form = {"opponent": "online", "seat": "0", "name": name, **SMALL["galatjang"]}
+    answer = creator.post("/new/galatjang", data=form, follow_redirects=False)
+    assert answer.status_code == 400 and "bad name" in answer.text and "32" in answer.text
+    game_id = online_game(creator)
+    link = invitation_of(creator, game_id)
+    refused = friend.post(link, data={"name": name}, follow_redirects=False)
+    assert refused.status_code == 400 and "bad name" in refused.text
+    assert friend.get(f"/api/games/{game_id}").json()["open_seat"] == 1  # the seat stays open
+
+
+def chat_pages(people: list[Any], game_id: str) -> Any:
+    """A page of a seat (0, 1) or of a spectator (None), all on one browser's connection
+    (one event loop), each sending its secret."""
+    creator, friend, spectator, _ = people
+    secrets = [who.cookies.get(f"seat-{game_id}") for who in (creator, friend)]
+
+    def page(seat: int | None) -> Any:
+        headers = {} if seat is None else {"X-Boardlab-Seat": secrets[seat]}
+        return spectator.websocket_connect(f"/ws/games/{game_id}", headers=headers)
+
+    return page
+
+
+def next_of(socket: Any, kind: str) -> Any:
+    """The next message of ``kind`` on the socket (states of presence pass by)."""
+    while True:
+        message = socket.receive_json()
+        if message["type"] == kind:
+            return message
+
+
+def test_players_chat_and_spectators_read_none(people: list[Any]) -> None:
+    game_id = seated(people)
+    page = chat_pages(people, game_id)
+    with page(0) as south, page(1) as north, page(None) as watching:
+        assert south.receive_json()["state"]["can_chat"]
+        assert next_of(south, "chat")["lines"] == []  # the history: none yet
+        assert next_of(north, "chat")["lines"] == []
+        assert not watching.receive_json()["state"]["can_chat"]
+        south.send_text(json.dumps({"type": "chat", "text": f"  hello\n{EVIL}  "}))
+        for socket in (south, north):
+            (line,) = next_of(socket, "chat")["lines"]
+            assert line["seat"] == 0 and line["text"] == f"hello {EVIL}"
+        watching.send_text(json.dumps({"type": "chat", "text": "me too"}))
+        refused = next_of(watching, "error")["message"]
+        assert "only the two players" in refused
+        north.send_text(json.dumps({"type": "chat", "text": "hi"}))
+        assert [line["text"] for line in next_of(south, "chat")["lines"]] == ["hi"]
+        # the spectator's socket got states only: the next thing it hears is a move
+        assert play(people[0], game_id).status_code == 200
+        assert next_of(watching, "state")["state"]["ply"] == 1
+        watching.send_text('{"type": "ping"}')
+        assert watching.receive_json() == {"type": "pong"}
+    with page(1) as north:  # reopened: the whole chat again
+        next_of(north, "state")
+        assert [line["seat"] for line in next_of(north, "chat")["lines"]] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"type": "chat"}', "empty chat line"),
+        ('{"type": "chat", "text": "   "}', "empty chat line"),
+        ('{"type": "chat", "text": 5}', "empty chat line"),
+        (json.dumps({"type": "chat", "text": "y" * 501}), "500"),
+        (json.dumps({"type": "chat", "text": "bell\x07"}), "bad chat line"),
+        ('{"type": "move"}', "unknown message"),
+    ],
+)
+def test_a_bad_chat_line_is_refused_and_the_socket_stays(
+    people: list[Any], text: str, why: str
+) -> None:
+    game_id = seated(people)
+    with chat_pages(people, game_id)(0) as south:
+        next_of(south, "chat")
+        south.send_text(text)
+        assert why in next_of(south, "error")["message"]
+        south.send_text(json.dumps({"type": "chat", "text": "still here"}))
+        assert next_of(south, "chat")["lines"][0]["text"] == "still here"
+
+
+def test_chat_and_socket_messages_are_rate_limited(people: list[Any]) -> None:
+    from boardlab.web.app import SOCKET_MOST
+    from boardlab.web.talk import CHAT_LINES
+
+    game_id = seated(people)
+    page = chat_pages(people, game_id)
+    with page(0) as south:
+        next_of(south, "chat")
+        for k in range(CHAT_LINES):
+            south.send_text(json.dumps({"type": "chat", "text": f"line {k}"}))
+            assert next_of(south, "chat")["lines"][0]["text"] == f"line {k}"
+        south.send_text(json.dumps({"type": "chat", "text": "one too many"}))
+        assert "too many chat lines" in next_of(south, "error")["message"]
+    with page(1) as north:
+        lines = next_of(north, "chat")["lines"]
+        assert len(lines) == CHAT_LINES and "one too many" not in str(lines)
+        for _ in range(SOCKET_MOST):
+            north.send_text('{"type": "ping"}')
+            next_of(north, "pong")
+        north.send_text('{"type": "ping"}')
+        assert "too many messages" in next_of(north, "error")["message"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            next_of(north, "never")
+        assert closed.value.code == 1008

@@ -16,9 +16,18 @@ import re
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import quote, unquote
 
-from fastapi import Depends, FastAPI, Request, UploadFile, WebSocket, WebSocketDisconnect
+from fastapi import (
+    Depends,
+    FastAPI,
+    Header,
+    Request,
+    UploadFile,
+    WebSocket,
+    WebSocketDisconnect,
+)
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -55,13 +64,19 @@ from boardlab.web.service import (
     record_of,
 )
 from boardlab.web.store import NotFound, SeatTaken, StaleError, Store, StoredGame
+from boardlab.web.talk import CHAT_LINES, CHAT_SECONDS, check_line, check_name
 
 HERE = Path(__file__).parent
 COOKIE = "boardlab_browser"
+#: The cookie of the name a player last gave.
+NAME = "boardlab_name"
 #: The largest record a page may upload.
 MAX_UPLOAD = 1 << 20
-#: The largest message a page may send over its WebSocket.
+#: The largest message a page may send over its WebSocket, the kinds it may send, and
+#: how many in how many seconds before the socket is closed.
 MAX_MESSAGE = 4096
+SOCKET_MESSAGES = ("ping", "chat")
+SOCKET_MOST, SOCKET_SECONDS = 60, 10.0
 #: New games a client address may make in a minute.
 GAMES_A_MINUTE = 30
 
@@ -88,6 +103,66 @@ class DrawRequest(Answer):
     answer: Literal["offer", "accept", "decline"]
 
 
+class ErrorBody(BaseModel):
+    """What every refused API request gets back: one sentence, in the asker's language,
+    saying what was wrong and what would do."""
+
+    error: str
+
+
+#: What each refusal of the API means (its body an ``ErrorBody``), for the OpenAPI
+#: description: clients learn there which statuses to expect.
+REFUSALS = {
+    400: "The request cannot be taken: an illegal action, the game already over, nothing "
+    "to undo, an unknown language in `lang`.",
+    403: "The asker does not hold the seat that would act (no secret, or another seat's, "
+    "in its cookie or the X-Boardlab-Seat header).",
+    404: "There is no game of that id.",
+    409: "The game has moved on: `ply` is not the number of actions it holds; reload and "
+    "answer again.",
+    422: "The body (or a parameter) is not of the documented form.",
+}
+
+
+def refusals(*statuses: int, switches_language: bool = False) -> dict[int | str, Any]:
+    """The ``responses`` of an API operation: the errors it answers with (422 too: our
+    body, not FastAPI's), and for a GET the redirect a ``lang`` that names a language
+    gets (``LanguageMiddleware``)."""
+    found: dict[int | str, Any] = {
+        status: {"model": ErrorBody, "description": REFUSALS[status]} for status in (*statuses, 422)
+    }
+    if switches_language:
+        found[303] = {
+            "description": "`lang` names a language: the same address without it, the "
+            "choice kept in a cookie."
+        }
+    return found
+
+
+def seat_header(
+    x_boardlab_seat: Annotated[
+        str | None,
+        Header(description="The secret of the seat to act for (a program's seat cookie)."),
+    ] = None,
+) -> None:
+    """Puts the seat header in the OpenAPI description; ``viewer_of`` reads it."""
+
+
+#: The operations on one game: reading it, changing it (as a seat), and the seat header
+#: of those that act for one.
+READ = refusals(400, 404, switches_language=True)
+CHANGE = refusals(400, 403, 404, 409)
+SEATED = [Depends(seat_header)]
+
+
+def download_of(media: str, kind: str) -> dict[str, Any]:
+    """The OpenAPI answer of a record download: a file of ``media``, a JSON ``kind``."""
+    return {
+        "description": "The game record, as a file to save.",
+        "content": {media: {"schema": {"type": kind}}},
+    }
+
+
 def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     """The app on the database at URL ``db`` (SQLite in the user data directory by
     default), its agents searching in ``workers`` processes."""
@@ -107,6 +182,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         script_messages=script_catalogue,
         number=format_number,
         when=format_when,
+        remembered=remembered,
     )
 
     @contextlib.asynccontextmanager
@@ -132,6 +208,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     app.add_middleware(LanguageMiddleware)
     app.add_middleware(SecurityHeaders)
     creations = RateLimit(GAMES_A_MINUTE, 60.0)
+    chatter = RateLimit(CHAT_LINES, CHAT_SECONDS)
     app.state.service = service
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -175,6 +252,8 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             return failure(
                 request, 404, _("there is no page at {path}").format(path=request.url.path)
             )
+        if isinstance(error.__cause__, UnicodeDecodeError):  # FastAPI's "error parsing the body"
+            return failure(request, 422, not_json(error.__cause__))
         return failure(request, error.status_code, str(error.detail))
 
     @app.exception_handler(Exception)
@@ -207,6 +286,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         form = pages.NewGameForm.empty(game_id)
         try:
             setup = form.read({k: v for k, v in values.items() if isinstance(v, str)})
+            name = check_name(values.get("name"))
         except BoardlabError as error:
             form.error = str(error)
             return page(request, "new.html", 400, form=form)
@@ -226,11 +306,13 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
                 open_seat=setup.open_seat,
                 listed=setup.listed,
                 clock=None if setup.clock is None else new_clock(*setup.clock),
+                names=[name if [k] == setup.mine else None for k in (0, 1)],
             )
         )
         service.wake(new_id)
         response = redirect(request, f"/play/{new_id}")
         hold(response, new_id, secret)
+        remember(response, name)
         if setup.open_seat is not None:
             keep(response, INVITATION, new_id, invitation)
         return response
@@ -267,16 +349,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
 
     @app.post("/join/{game_id}/{secret}", include_in_schema=False)
     async def join(request: Request, game_id: str, secret: str) -> Response:
-        stored, _record = await service.load(game_id)
-        if stored.open_seat is None:
-            raise SeatTaken(_("this seat is not open: someone has taken it"))
-        await run_in_threadpool(
-            store.take_seat, game_id, stored.open_seat, key_of(secret), key_of(secret)
-        )
-        await service.tell(game_id)
-        response = redirect(request, f"/play/{game_id}")
-        hold(response, game_id, secret)
-        return response
+        return await take_seat(request, game_id, secret, invited=True)
 
     @app.post("/rematch/{game_id}", include_in_schema=False)
     async def rematch_page(request: Request, game_id: str) -> Response:
@@ -299,14 +372,23 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     @app.post("/lobby/{game_id}", include_in_schema=False)
     async def join_from_lobby(request: Request, game_id: str) -> Response:
         """Take the open seat of a game in the lobby (one click)."""
+        return await take_seat(request, game_id, new_secret(), invited=False)
+
+    async def take_seat(request: Request, game_id: str, secret: str, invited: bool) -> Response:
+        """Seat the asker in the game's open seat, by the invitation ``secret`` or from
+        the lobby (with a new secret), named as the form says."""
+        name = check_name((await request.form()).get("name"))
         stored, _record = await service.load(game_id)
         if stored.open_seat is None:
             raise SeatTaken(_("this seat is not open: someone has taken it"))
-        secret = new_secret()
-        await run_in_threadpool(store.take_seat, game_id, stored.open_seat, key_of(secret), None)
+        key = key_of(secret)
+        await run_in_threadpool(
+            store.take_seat, game_id, stored.open_seat, key, key if invited else None, name
+        )
         await service.tell(game_id)
         response = redirect(request, f"/play/{game_id}")
         hold(response, game_id, secret)
+        remember(response, name)
         return response
 
     @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -355,12 +437,12 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         return redirect(request, f"/review/{new_id}")
 
     # ------------------------------------------------------------------ the API
-    @app.get("/api/games")
+    @app.get("/api/games", responses=refusals(400, switches_language=True))
     async def catalogue() -> list[dict[str, Any]]:
         """Every game with its options and the levels of its AI."""
         return [pages.describe_game(game_id) for game_id in boardlab.game_ids()]
 
-    @app.get("/api/games/{game_id}")
+    @app.get("/api/games/{game_id}", responses=READ, dependencies=SEATED)
     async def state(request: Request, game_id: str) -> dict[str, Any]:
         """The game as a page shows it: board, legal actions, moves, result; ``you`` are
         the seats the asker holds (its cookie or ``X-Boardlab-Seat`` header)."""
@@ -368,48 +450,60 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         wake_if_due(answer)
         return answer
 
-    @app.post("/api/games/{game_id}/play")
+    @app.post("/api/games/{game_id}/play", responses=CHANGE, dependencies=SEATED)
     async def play(request: Request, game_id: str, body: PlayRequest) -> dict[str, Any]:
         """Play an action (its string) as the answer to action number ``ply``, for the
         seat the asker holds."""
         return await service.play(game_id, body.action, body.ply, viewer_of(request, game_id))
 
-    @app.post("/api/games/{game_id}/undo")
+    @app.post("/api/games/{game_id}/undo", responses=CHANGE, dependencies=SEATED)
     async def undo(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
         """Take back the latest turn a person played, with the AI's replies."""
         return await service.undo(game_id, body.ply, viewer_of(request, game_id))
 
-    @app.post("/api/games/{game_id}/resign")
+    @app.post("/api/games/{game_id}/resign", responses=CHANGE, dependencies=SEATED)
     async def resign(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
         return await service.resign(game_id, body.ply, viewer_of(request, game_id))
 
-    @app.post("/api/games/{game_id}/draw")
+    @app.post("/api/games/{game_id}/draw", responses=CHANGE, dependencies=SEATED)
     async def draw(request: Request, game_id: str, body: DrawRequest) -> dict[str, Any]:
         """Offer a draw, or accept or decline the opponent's offer (online games)."""
         return await service.draw(game_id, body.ply, body.answer, viewer_of(request, game_id))
 
-    @app.post("/api/games/{game_id}/rematch")
+    @app.post(
+        "/api/games/{game_id}/rematch",
+        responses=refusals(400, 403, 404),
+        dependencies=SEATED,
+    )
     async def rematch(request: Request, game_id: str) -> dict[str, str]:
         """The rematch of a finished game (made on the first request): its id. The
         asker's secret acts for its seat there too."""
         return {"id": await service.rematch(game_id, viewer_of(request, game_id))}
 
-    @app.post("/api/games/{game_id}/hint")
+    @app.post("/api/games/{game_id}/hint", responses=CHANGE, dependencies=SEATED)
     async def hint(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
         """The AI's suggestion for the player to act, with its evaluation."""
         return await service.hint(game_id, body.ply, viewer_of(request, game_id))
 
-    @app.get("/api/games/{game_id}/review")
+    @app.get("/api/games/{game_id}/review", responses=READ)
     async def review(game_id: str) -> dict[str, Any]:
         """The AI's review of every action; ``running`` until it is ready."""
         return await service.review(game_id)
 
-    @app.get("/api/games/{game_id}/record.txt", response_class=Response)
+    @app.get(
+        "/api/games/{game_id}/record.txt",
+        response_class=Response,
+        responses={200: download_of("text/plain", "string"), **READ},
+    )
     async def record_text(game_id: str) -> Response:
         stored = await run_in_threadpool(store.load, game_id)
         return download(record_of(stored).to_text(), f"{stored.game}-{game_id}.txt", "text/plain")
 
-    @app.get("/api/games/{game_id}/record.json", response_class=Response)
+    @app.get(
+        "/api/games/{game_id}/record.json",
+        response_class=Response,
+        responses={200: download_of("application/json", "object"), **READ},
+    )
     async def record_json(game_id: str) -> Response:
         stored = await run_in_threadpool(store.load, game_id)
         text = record_of(stored).to_json()
@@ -427,24 +521,52 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             await socket.close(code=4404)
             return
 
-        async def send(state: dict[str, Any]) -> None:
-            await socket.send_json({"type": "state", "state": state})
+        async def send(message: dict[str, Any]) -> None:
+            await socket.send_json(message)
 
         service.watch(game_id, send, viewer)
         service.arm(stored, record)  # a clock running out is told to this page too
         seats = viewer.seats(stored)
+        flood = RateLimit(SOCKET_MOST, SOCKET_SECONDS)  # this socket's messages
         try:
-            await send(first)
+            await send({"type": "state", "state": first})
+            if first["can_chat"]:
+                await send({"type": "chat", "lines": await service.chat(game_id, viewer)})
             service.arrived(game_id, seats, here=True)
             wake_if_due(first)
             while True:
                 message = await socket.receive_text()
-                await socket.send_json(socket_answer(message))
+                if not flood.allow(""):
+                    await send(error_message(too_fast()))
+                    await socket.close(code=1008)
+                    return
+                reply = await answer_socket(game_id, viewer, message)
+                if reply is not None:
+                    await send(reply)
         except WebSocketDisconnect:
             pass
         finally:
             service.unwatch(game_id, send)
             service.arrived(game_id, seats, here=False)
+
+    async def answer_socket(game_id: str, viewer: Viewer, message: str) -> dict[str, Any] | None:
+        """The reply to a message a page sent: a ping is answered, a line of chat is
+        said (and comes back with the others' lines), anything else is told why not."""
+        try:
+            data = read_message(message)
+            if data["type"] == "ping":
+                return {"type": "pong"}
+            line = check_line(data.get("text"))
+            if not chatter.allow(f"{game_id}:{viewer.secrets}"):
+                raise TooMany(
+                    _("too many chat lines: at most {most} in {seconds} seconds").format(
+                        most=CHAT_LINES, seconds=int(CHAT_SECONDS)
+                    )
+                )
+            await service.say(game_id, line, viewer)
+        except BoardlabError as error:
+            return error_message(str(error))
+        return None
 
     def wake_if_due(state: dict[str, Any]) -> None:
         if state["to_act"] is not None and not state["human_to_act"]:
@@ -459,24 +581,37 @@ def app_from_environment() -> FastAPI:
     return create_app(os.environ["BOARDLAB_DB"], int(os.environ.get("BOARDLAB_AI_WORKERS", "2")))
 
 
-def socket_answer(message: str) -> dict[str, Any]:
-    """The reply to a message a page sent: pages only listen, and may ping."""
+def read_message(message: str) -> dict[str, Any]:
+    """A message from a page, checked: ``{"type": "ping"}`` or ``{"type": "chat",
+    "text": ...}``; anything else is a RequestError that says what would do."""
     if len(message) > MAX_MESSAGE:
-        too_long = _("message too long ({count} characters)").format(count=len(message))
-        return {"type": "error", "message": too_long}
+        raise RequestError(
+            _("message too long ({count} characters): at most {most}").format(
+                count=len(message), most=MAX_MESSAGE
+            )
+        )
     try:
         data = json.loads(message)
     except ValueError:
-        return {"type": "error", "message": _("not JSON: {text!r}").format(text=message[:80])}
-    if isinstance(data, dict) and data.get("type") == "ping":
-        return {"type": "pong"}
-    return {
-        "type": "error",
-        "message": _(
-            "unknown message {text!r}: this socket takes only {ping}; actions go to "
+        raise RequestError(_("not JSON: {text!r}").format(text=message[:80])) from None
+    if isinstance(data, dict) and data.get("type") in SOCKET_MESSAGES:
+        return data
+    raise RequestError(
+        _(
+            "unknown message {text!r}: this socket takes {ping} and {chat}; actions go to "
             "POST /api/games/{{id}}/play"
-        ).format(text=message[:80], ping='{"type": "ping"}'),
-    }
+        ).format(text=message[:80], ping='{"type": "ping"}', chat='{"type": "chat", "text": "..."}')
+    )
+
+
+def error_message(text: str) -> dict[str, Any]:
+    return {"type": "error", "message": text}
+
+
+def too_fast() -> str:
+    return _("too many messages: at most {most} in {seconds} seconds; this socket closes").format(
+        most=SOCKET_MOST, seconds=int(SOCKET_SECONDS)
+    )
 
 
 async def read_upload(upload: UploadFile) -> str:
@@ -510,15 +645,24 @@ def download(text: str, filename: str, media: str) -> Response:
     )
 
 
+#: What a request body looks like, for the messages that refuse one.
+BODY_EXAMPLE = '{"action": "...", "ply": 0}'
+
+
+def not_json(why: object) -> str:
+    """The refusal of a body that is not JSON text (``why``: the decoder's complaint)."""
+    message = _("bad request: the body is not JSON ({why}); expected JSON like {example}")
+    return message.format(why=why, example=BODY_EXAMPLE)
+
+
 def validation_message(error: RequestValidationError) -> str:
     """FastAPI's list of problems as one sentence."""
-    example = '{"action": "...", "ply": 0}'
+    example = BODY_EXAMPLE
     problems = []
     for item in error.errors():
-        if item.get("type") == "json_invalid":
+        if item.get("type") == "json_invalid":  # the decoder's complaint and the text
             why = item.get("ctx", {}).get("error", "")
-            message = _("bad request: the body is not JSON ({why}); expected JSON like {example}")
-            return message.format(why=why, example=example)
+            return not_json(f"{why}: {str(error.body)[:40]!r}")
         where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
         got = item.get("input")
         shown = (
@@ -557,6 +701,20 @@ def keep(response: Response, kind: str, game_id: str, secret: str) -> None:
 def hold(response: Response, game_id: str, secret: str) -> None:
     """Let this browser act for the seats ``secret`` holds in the game."""
     keep(response, SEAT, game_id, secret)
+
+
+def remember(response: Response, name: str | None) -> None:
+    """Keep the name a player gave, to fill it in on the next form (quoted: a cookie
+    holds ASCII only)."""
+    if name is not None:
+        response.set_cookie(NAME, quote(name), max_age=365 * 86400, httponly=True, samesite="lax")
+
+
+def remembered(request: Request) -> str:
+    """The name this browser's player gave last ('' for none or one no longer valid)."""
+    with contextlib.suppress(BoardlabError):
+        return check_name(unquote(request.cookies.get(NAME, ""))) or ""
+    return ""
 
 
 def links(request: Request, stored: StoredGame, viewer: Viewer) -> dict[str, str]:

@@ -238,6 +238,7 @@ def lobby_list(games: list[StoredGame]) -> list[dict[str, Any]]:
                 "id": stored.id,
                 "name": game.name,
                 "options": " ".join(game.option_assignments()),
+                "waiting": stored.names[1 - seat] or game.player_name(1 - seat),
                 "side": game.player_name(seat),
                 "colour": game.colours[seat],
                 "since": format_when(stored.updated),

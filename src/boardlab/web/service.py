@@ -30,7 +30,15 @@ from boardlab.core.i18n import _, language, use_language
 from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web import clock, thinking
-from boardlab.web.store import CHANNEL, ORIGIN, StaleError, Store, StoredGame, stale_message
+from boardlab.web.store import (
+    CHANNEL,
+    ORIGIN,
+    ChatLine,
+    StaleError,
+    Store,
+    StoredGame,
+    stale_message,
+)
 
 log = logging.getLogger("boardlab.web")
 
@@ -106,7 +114,8 @@ class Seat:
         return name if self.human else _("AI ({level})").format(level=level_name(self.spec))
 
 
-#: A page watching a game: it is sent the game's state in its language.
+#: A page watching a game: it is sent messages, ``{"type": "state", "state": ...}`` with
+#: the game's state in its language, and ``{"type": "chat", "lines": [...]}``.
 Listener = Callable[[dict[str, Any]], Awaitable[None]]
 
 
@@ -150,10 +159,13 @@ class GameService:
         let finish its step, so no database connection is left in use."""
         for timer in self.timers.values():
             timer.cancel()
-        for task in list(self.tasks):
+        # this loop's tasks (tests run several clients, each its own loop, on one app)
+        loop = asyncio.get_running_loop()
+        mine = [task for task in self.tasks if task.get_loop() is loop]
+        for task in mine:
             task.cancel()
-        if self.tasks:
-            await asyncio.wait(list(self.tasks), timeout=5)
+        if mine:
+            await asyncio.wait(mine, timeout=5)
         for pool in (self._pool, self._review_pool):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -331,6 +343,7 @@ class GameService:
                 start=stored.start,
                 seat_keys=[keys[1], keys[0]],
                 clock=fresh_clock(stored.clock),
+                names=[stored.names[1], stored.names[0]],
             )
         )
         kept = await run_in_threadpool(self.store.link_rematch, game_id, made)
@@ -340,6 +353,40 @@ class GameService:
             self.wake(made)
             await self.tell(game_id)
         return kept
+
+    async def say(self, game_id: str, text: str, viewer: Viewer) -> None:
+        """Keep a line of chat from a player of a game online (``text`` already checked)
+        and send it to the players' pages, here and in the other server processes."""
+        stored = await run_in_threadpool(self.store.load, game_id)
+        seats = viewer.seats(stored)
+        if not online(stored) or not seats:
+            raise NotYourSeat(_("only the two players of a game online chat, and you hold no seat"))
+        line = await run_in_threadpool(self.store.say, game_id, min(seats), text)
+        await self._tell_chat(stored, [line])
+
+    async def chat(self, game_id: str, viewer: Viewer) -> list[dict[str, Any]]:
+        """The game's chat as a player's page shows it (none for a spectator)."""
+        stored = await run_in_threadpool(self.store.load, game_id)
+        if not online(stored) or not viewer.seats(stored):
+            return []
+        return [chat_json(line) for line in await run_in_threadpool(self.store.chat, game_id)]
+
+    async def _tell_chat(self, stored: StoredGame, lines: list[ChatLine]) -> None:
+        """Lines of chat to the pages of the game's players (spectators read none)."""
+        message = {"type": "chat", "lines": [chat_json(line) for line in lines]}
+        for listener, (_lang, viewer) in list(self.watchers.get(stored.id, {}).items()):
+            if viewer.seats(stored):
+                try:
+                    await listener(message)
+                except Exception:  # a closed page: forget it
+                    self.unwatch(stored.id, listener)
+
+    async def _relay_chat(self, game_id: str, n: int) -> None:
+        """A line of chat another server process kept, to the pages here."""
+        with contextlib.suppress(BoardlabError):
+            stored = await run_in_threadpool(self.store.load, game_id)
+            lines = await run_in_threadpool(self.store.chat, game_id, n - 1, 1)
+            await self._tell_chat(stored, lines)
 
     async def hint(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """The hint agent's action for the person to act, with its evaluation and line."""
@@ -494,8 +541,12 @@ class GameService:
                     for game_id in list(self.watchers):
                         self._spawn(self.tell(game_id))
                     async for note in connection.notifies():
-                        origin, _sep, game_id = note.payload.partition(":")
-                        if origin != ORIGIN and self.watchers.get(game_id):
+                        origin, game_id, *line = note.payload.split(":")
+                        if origin == ORIGIN or not self.watchers.get(game_id):
+                            continue
+                        if line:
+                            self._spawn(self._relay_chat(game_id, int(line[0])))
+                        else:
                             self._spawn(self.tell(game_id))
             except asyncio.CancelledError:
                 raise
@@ -539,14 +590,15 @@ class GameService:
         """The game's new state to every page watching it, described once for each
         language and seats they have."""
         self.arm(stored, record)
-        states: dict[tuple[str, frozenset[int]], dict[str, Any]] = {}
+        messages: dict[tuple[str, frozenset[int]], dict[str, Any]] = {}
         for listener, (lang, viewer) in list(self.watchers.get(stored.id, {}).items()):
             kind = (lang, viewer.seats(stored))
-            if kind not in states:
+            if kind not in messages:
                 with use_language(lang):
-                    states[kind] = self.describe(stored, record, viewer)
+                    state = self.describe(stored, record, viewer)
+                messages[kind] = {"type": "state", "state": state}
             try:
-                await listener(states[kind])
+                await listener(messages[kind])
             except Exception:  # a closed page: forget it
                 self.unwatch(stored.id, listener)
 
@@ -555,8 +607,8 @@ def record_of(stored: StoredGame) -> GameRecord:
     """The record of a stored game, its players named as the page names them."""
     game = boardlab.new_game(stored.game, **stored.options)
     headers = {  # data: the record's header names and seats stay in English
-        name.capitalize(): name.capitalize() if spec == HUMAN else f"AI ({spec})"
-        for name, spec in zip(game.players, stored.seats, strict=True)
+        side.capitalize(): (name or side.capitalize()) if spec == HUMAN else f"AI ({spec})"
+        for side, spec, name in zip(game.players, stored.seats, stored.names, strict=True)
     }
     return thinking.rebuild(
         stored.game,
@@ -657,7 +709,8 @@ def describe(
                 "spec": seat.spec,
                 "human": seat.human,
                 "name": game.player_name(k),
-                "label": seat.label(game.player_name(k)),
+                "label": seat.label(stored.names[k] or game.player_name(k)),
+                "player": stored.names[k] if seat.human else None,
             }
             for k, seat in enumerate(seats)
         ],
@@ -667,6 +720,7 @@ def describe(
         "you": sorted(held),
         "you_act": to_act is not None and to_act in held and stored.open_seat is None,
         "online": online(stored),
+        "can_chat": online(stored) and bool(held),
         "open_seat": stored.open_seat,
         "listed": stored.listed,
         "draw_offer": stored.draw_offer,
@@ -705,6 +759,10 @@ def describe(
         ),
         "position": position.position_string(),
     }
+
+
+def chat_json(line: ChatLine) -> dict[str, Any]:
+    return {"n": line.n, "seat": line.seat, "text": line.text, "said": line.said.isoformat()}
 
 
 def sentence(record: GameRecord) -> str:

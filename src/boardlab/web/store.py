@@ -22,6 +22,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -42,7 +43,8 @@ from boardlab.web import clock
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: The PostgreSQL channel on which every change to a game is announced (its payload
-#: ``ORIGIN:GAME``), so that every server process tells the pages it holds.
+#: ``ORIGIN:GAME``, or ``ORIGIN:GAME:N`` for line N of its chat), so that every server
+#: process tells the pages it holds.
 CHANNEL = "boardlab_games"
 #: This process, in the announcements it makes (it has told its own pages already).
 ORIGIN = secrets.token_hex(8)
@@ -105,6 +107,8 @@ class GameRow(Base):
     #: ``left`` milliseconds of each player, ``since`` (epoch ms) when the player to act
     #: began thinking, None while the clock stands.
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: The name each player gave for their seat (None: none given), shown beside the side.
+    names: Mapped[list[str | None] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
@@ -118,6 +122,19 @@ class ActionRow(Base):
     ply: Mapped[int] = mapped_column(Integer, primary_key=True)
     action: Mapped[str] = mapped_column(String(64))
     played: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class ChatRow(Base):
+    """A line one player of a game online said to the other."""
+
+    __tablename__ = "chat"
+    __table_args__ = (Index("ix_chat_game_id", "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    said: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 class ReviewRow(Base):
@@ -155,6 +172,17 @@ class StoredGame:
     draw_offer: int | None = None
     rematch: str | None = None
     clock: dict[str, Any] | None = None
+    names: tuple[str | None, str | None] = (None, None)
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """A line of chat: its number (growing in a game), who said it and when."""
+
+    n: int
+    seat: int
+    text: str
+    said: datetime
 
 
 def default_url() -> str:
@@ -173,6 +201,12 @@ def default_url() -> str:
 def new_id() -> str:
     """An unguessable game id that reads well in a link."""
     return secrets.token_urlsafe(9)
+
+
+def possible_id(game_id: str) -> bool:
+    """Whether a game could have this id: not one with a NUL, which no id has and
+    PostgreSQL would refuse to even look up (a server error, not "no such game")."""
+    return "\0" not in game_id
 
 
 class Store:
@@ -213,12 +247,13 @@ class Store:
         url = make_url(self.url).set(drivername="postgresql")
         return url.render_as_string(hide_password=False)
 
-    def _announce(self, session: Session, game_id: str) -> None:
-        """Announce a change to the game, sent when the transaction commits."""
+    def _announce(self, session: Session, game_id: str, what: str = "") -> None:
+        """Announce a change to the game (``what``: a line of chat), sent when the
+        transaction commits."""
         if self.announces:
             session.execute(
                 text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": CHANNEL, "payload": f"{ORIGIN}:{game_id}"},
+                {"channel": CHANNEL, "payload": f"{ORIGIN}:{game_id}{what}"},
             )
 
     @contextmanager
@@ -242,6 +277,7 @@ class Store:
         listed: bool = False,
         ending: str | None = None,
         clock: dict[str, Any] | None = None,
+        names: Sequence[str | None] = (None, None),
     ) -> str:
         """A new game (with ``actions`` already played, for an uploaded record); its id.
         ``seat_keys`` are the hashes of the secrets that act for its seats; ``open_seat``
@@ -265,6 +301,7 @@ class Store:
                     listed=listed and open_seat is not None,
                     ending=ending,
                     clock=clock,
+                    names=list(names),
                 )
             )
             session.flush()
@@ -376,10 +413,13 @@ class Store:
                 self._announce(session, game_id)
             return row.rematch
 
-    def take_seat(self, game_id: str, seat: int, key: str, invited: str | None) -> None:
+    def take_seat(
+        self, game_id: str, seat: int, key: str, invited: str | None, name: str | None = None
+    ) -> None:
         """Seat an opponent in the open ``seat``, acting with the secret whose hash is
-        ``key``: by invitation (``invited``, the hash of the invitation's secret) or from
-        the lobby (None: the game must be listed). Of two at once, one gets the seat."""
+        ``key`` and named ``name``: by invitation (``invited``, the hash of the
+        invitation's secret) or from the lobby (None: the game must be listed). Of two at
+        once, one gets the seat."""
         with self.session() as session:
             row = self._row(session, game_id)
             keys = list(row.seat_keys or [None, None])
@@ -388,11 +428,36 @@ class Store:
                 raise SeatTaken(_("this seat is not open: someone has taken it"))
             keys[seat] = key
             row.seat_keys, row.open_seat, row.listed = keys, None, False
+            names = list(row.names or [None, None])
+            names[seat] = name
+            row.names = names
             if row.clock is not None:  # both are here: the clock of the player to act runs
                 row.clock = clock.start(row.clock, clock.milliseconds())
             row.updated = now()
             row.revision += 1
             self._announce(session, game_id)
+
+    def say(self, game_id: str, seat: int, text: str) -> ChatLine:
+        """Keep a line of chat, announced to the other server processes as
+        ``ORIGIN:GAME:N``."""
+        with self.session() as session:
+            line = ChatRow(game_id=game_id, seat=seat, text=text, said=now())
+            session.add(line)
+            session.flush()
+            self._announce(session, game_id, f":{line.id}")
+            return ChatLine(line.id, seat, text, line.said)
+
+    def chat(self, game_id: str, after: int = 0, limit: int = 500) -> list[ChatLine]:
+        """The game's chat after line number ``after``: the latest ``limit`` lines, in
+        order."""
+        with self.session() as session:
+            rows = session.scalars(
+                select(ChatRow)
+                .where(ChatRow.game_id == game_id, ChatRow.id > after)
+                .order_by(ChatRow.id.desc())
+                .limit(limit)
+            ).all()
+            return [ChatLine(row.id, row.seat, row.text, row.said) for row in reversed(rows)]
 
     def lobby(self, limit: int = 100) -> list[StoredGame]:
         """The games waiting in the lobby for an opponent, the newest first."""
@@ -462,6 +527,7 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
         draw_offer=row.draw_offer,
         rematch=row.rematch,
         clock=None if row.clock is None else dict(row.clock),
+        names=(None, None) if row.names is None else (row.names[0], row.names[1]),
     )
 
 

@@ -11,6 +11,8 @@ let selected = []; // the places clicked so far in this action
 let busy = false; // a request is on its way
 let hint = null;
 let animating = Promise.resolve();
+let socket = null; // the live connection, which also carries the chat
+let chat = []; // the lines of chat so far, in order
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -60,10 +62,12 @@ async function play(action) {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}`);
+  socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}`);
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "state") show(message.state);
+    else if (message.type === "chat") hear(message.lines);
+    else if (message.type === "error") say(message.message, "error");
   };
   const ping = setInterval(() => socket.readyState === 1 && socket.send('{"type":"ping"}'), 25000);
   socket.onclose = () => {
@@ -72,13 +76,54 @@ function connect() {
   };
 }
 
+// ------------------------------------------------------------------ the chat
+// Lines come over the socket: the history when it opens (again after a reconnect), then
+// each new one, the player's own included. They are shown as text, never as markup.
+function hear(lines) {
+  const known = new Set(chat.map((line) => line.n));
+  chat = chat.concat(lines.filter((line) => !known.has(line.n))).sort((a, b) => a.n - b.n);
+  renderChat();
+}
+
+const speaker = (seat) => state.seats[seat].player || nameOf(seat);
+
+function renderChat() {
+  $("chat").hidden = !state.can_chat;
+  const list = $("chat-lines");
+  list.replaceChildren(
+    ...chat.map((line) => {
+      const item = document.createElement("li");
+      item.className = state.you.includes(line.seat) ? "mine" : "theirs";
+      item.style.setProperty("--who", state.colours[line.seat]);
+      const who = document.createElement("strong");
+      who.textContent = speaker(line.seat);
+      item.append(who, " ", line.text);
+      return item;
+    }),
+  );
+  list.scrollTop = list.scrollHeight;
+}
+
+$("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (!text) return;
+  if (!socket || socket.readyState !== WebSocket.OPEN) {
+    say(_("The server cannot be reached; try again in a moment."), "error");
+    return;
+  }
+  socket.send(JSON.stringify({ type: "chat", text }));
+  $("chat-text").value = "";
+});
+
 // ------------------------------------------------------------------ showing a state
 function show(next) {
   // States may arrive twice (the answer and the socket); a state never goes back
   // unless the game was undone (a smaller ply with fewer moves).
   animating = animating.then(async () => {
     if (next.revision < state.revision) return; // an answer overtaken by a newer change
-    if (next.revision === state.revision && next.thinking === state.thinking && next.trouble === state.trouble) return;
+    const same = (key) => JSON.stringify(next[key]) === JSON.stringify(state[key]);
+    if (next.revision === state.revision && ["thinking", "trouble", "away"].every(same)) return;
     const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
     const notes = fresh ? next.last.notes.filter((n) => n.ply >= state.ply) : [];
     if (next.ply !== state.ply) {
@@ -135,6 +180,7 @@ function render() {
   if ($("invitation")) $("invitation").hidden = state.open_seat === null;
   renderDraw();
   renderClocks();
+  renderChat();
   $("rematch").hidden = !state.outcome || !state.you.length;
   $("rematch-button").textContent = state.rematch ? _("Play the rematch") : _("Rematch, sides swapped");
   $("undo").disabled = busy || !state.can_undo;
@@ -243,9 +289,11 @@ function renderPlayers() {
     title.className = "name";
     title.append(dot(state.colours[k]), seatOf.name, " ");
     const seat = document.createElement("small");
+    const you = state.online && state.you.includes(k);
     if (state.open_seat === k) seat.textContent = _("an open seat");
     else if (!seatOf.human) seat.textContent = seatOf.label;
-    else seat.textContent = state.online && state.you.includes(k) ? _("you") : _("person");
+    else if (seatOf.player) seat.textContent = you ? _("{name} (you)", { name: seatOf.player }) : seatOf.player;
+    else seat.textContent = you ? _("you") : _("person");
     title.append(seat);
     if ((state.away || []).includes(k)) {
       const away = document.createElement("small");
