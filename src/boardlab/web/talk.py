@@ -41,7 +41,9 @@ def check_line(text: Any) -> str:
     """A line of chat as it will be shown: one line of up to ``MAX_LINE`` characters."""
     if not isinstance(text, str) or not text.strip():
         raise RequestError(
-            _('empty chat line: expected {{"type": "chat", "text": "..."}} with some text')
+            _("empty chat line: expected {example} with some text").format(
+                example='{"type": "chat", "text": "..."}'
+            )
         )
     line = " ".join(text.split())
     if len(line) > MAX_LINE or not printable(line):
