@@ -422,11 +422,21 @@ def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) ->
         link = creator.input_value("#invitation-link")
         assert link.startswith(server.url) and f"/join/{game_id}/" in link
         friend.goto(link)
-        friend.click("button[type=submit]")
+        friend.fill("input[name=name]", "<i>Ana</i>")
+        friend.click("form.take-seat button[type=submit]")
         friend.wait_for_url(f"**/play/{game_id}")
         spectator.goto(f"{server.url}/play/{game_id}")
         assert spectator.is_visible("#watching") and not spectator.is_visible("#resign")
         creator.wait_for_selector("#invitation", state="hidden")
+        # names and chat are text: markup in them is shown, never run or rendered
+        wait_until(creator, "document.getElementById('players').textContent.includes('<i>Ana</i>')")
+        evil = "<img src=x id=evil> hello"
+        creator.fill("#chat-text", evil)
+        creator.press("#chat-text", "Enter")
+        for reader in (creator, friend):
+            wait_until(reader, "document.getElementById('chat-lines').textContent.includes('<img')")
+            assert reader.locator("#chat-lines img, #players i").count() == 0
+        assert not spectator.is_visible("#chat")
         rng = random.Random(8)
         players = {0: creator, 1: friend}
         state = state_of(creator, server, game_id)

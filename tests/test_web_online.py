@@ -357,7 +357,10 @@ def http_call(base: str, method: str, path: str, body: Any = None, headers: Any 
         data = None
     connection.request(method, path, data, sent)
     answer = connection.getresponse()
-    result = answer.status, dict(answer.getheaders()), answer.read().decode()
+    got: dict[str, str] = {}
+    for name, value in answer.getheaders():  # several cookies: each on a line
+        got[name.lower()] = f"{got[name.lower()]}\n{value}" if name.lower() in got else value
+    result = answer.status, got, answer.read().decode()
     connection.close()
     return result
 
@@ -396,6 +399,43 @@ def test_a_change_made_in_one_process_reaches_pages_on_another(two_servers: list
                 if state["ply"] == ply + 1:
                     break
         assert state["moves"][-1]["actions"] == ["n1"]
+
+
+def test_a_line_of_chat_said_in_one_process_reaches_the_other(two_servers: list[Any]) -> None:
+    first, second = two_servers
+    form = {"opponent": "online", "seat": "0", "name": "Ana", **SMALL["galatjang"]}
+    status, headers, text = http_call(first.url, "FORM", "/new/galatjang", form)
+    assert status == 303, text
+    game_id = headers["location"].rsplit("/", 1)[1]
+    cookies = headers["set-cookie"]
+    secret = cookies.split(f"seat-{game_id}=", 1)[1].split(";", 1)[0]
+    invitation = cookies.split(f"invite-{game_id}=", 1)[1].split(";", 1)[0]
+    taken = http_call(second.url, "FORM", f"/join/{game_id}/{invitation}", {"name": "Bo"})
+    assert taken[0] == 303
+    with ExitStack() as stack:
+        pages = [
+            stack.enter_context(
+                connect(
+                    f"ws://127.0.0.1:{server.port}/ws/games/{game_id}",
+                    additional_headers={"X-Boardlab-Seat": seat},
+                )
+            )
+            for server, seat in ((first, secret), (second, invitation))
+        ]
+
+        def chat_of(page: Any) -> list[Any]:
+            while True:
+                message = json.loads(page.recv(timeout=30))
+                if message["type"] == "chat":
+                    return [line["text"] for line in message["lines"]]
+
+        assert [chat_of(page) for page in pages] == [[], []]
+        pages[0].send(json.dumps({"type": "chat", "text": "from the first"}))
+        assert chat_of(pages[0]) == ["from the first"]
+        assert chat_of(pages[1]) == ["from the first"]  # told by the other process
+        pages[1].send(json.dumps({"type": "chat", "text": "from the second"}))
+        assert chat_of(pages[1]) == ["from the second"]
+        assert chat_of(pages[0]) == ["from the second"]
 
 
 def test_several_workers_need_postgresql(tmp_path: Any) -> None:

@@ -18,6 +18,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -762,7 +763,8 @@ def describe(
 
 
 def chat_json(line: ChatLine) -> dict[str, Any]:
-    return {"n": line.n, "seat": line.seat, "text": line.text, "said": line.said.isoformat()}
+    said = line.said if line.said.tzinfo else line.said.replace(tzinfo=UTC)  # from SQLite
+    return {"n": line.n, "seat": line.seat, "text": line.text, "said": said.isoformat()}
 
 
 def sentence(record: GameRecord) -> str:
