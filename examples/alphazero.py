@@ -4,11 +4,14 @@
     python examples/alphazero.py --game galatjang --minutes 30 --out galatjang-az.npz
     boardlab match galatjang az:weights=galatjang-az.npz easy --games 200 --jobs 2
 
-Self-play: ``--games`` games at once; each move is chosen by a PUCT search
-(``boardlab.ai.az.Search``, the one the ``az`` agent plays with) of ``--sims``
-simulations, and the leaves of all the games' searches are evaluated by the network in
-one batch. The root's priors get Dirichlet noise, and the first ``--sample-moves`` moves
-of a game are drawn in proportion to the visits, the later ones are the most visited.
+Self-play: ``--games`` games at once in the batched environment, which steps them all in
+one compiled call, gives the observations and masks that are learnt from and starts each
+game that ends again in place; an iteration lasts until ``--games`` games have ended.
+Each move is chosen by a PUCT search (``boardlab.ai.az.Search``, the one the ``az`` agent
+plays with) of ``--sims`` simulations, and the leaves of all the games' searches are
+evaluated by the network in one batch. The root's priors get Dirichlet noise, and the
+first ``--sample-moves`` moves of a game are drawn in proportion to the visits, the later
+ones are the most visited.
 Training: the network (a multilayer perceptron over ``Game.observation``, a policy
 head over the game's actions, a tanh value head) learns the visit distributions and
 the results, from the side of the player to act, from the most recent positions.
@@ -65,48 +68,74 @@ def export(net: Net, game: Any, path: Path) -> None:
     save_weights(path, game, [pair(m) for m in linears], pair(net.policy), pair(net.value))
 
 
-def self_play(game: Any, net: Net, args: Any, rng: random.Random) -> list[tuple[Any, ...]]:
-    """``args.games`` games of self-play; their positions as (observation, legal mask,
-    visit distribution, result for the player to act)."""
-    positions = [game.initial() for _ in range(args.games)]
-    history: list[list[tuple[Any, Any, Any, int]]] = [[] for _ in positions]
-    live = list(range(len(positions)))
-    while live:
-        searches = {i: Search(positions[i], args.c_puct) for i in live}
+class SelfPlay:
+    """Games of self-play that go on from one iteration to the next in the batched
+    environment (``boardlab.fast.vector.Batch``): it plays every game's move in one
+    compiled step, gives the observations and legal masks the network learns from, the
+    rewards when a game ends, and starts that game again in place. Beside each row an
+    engine position is kept for the search's tree."""
+
+    def __init__(self, game: Any, n: int, seed: int) -> None:
+        from boardlab.fast.vector import Batch
+
+        self.game = game
+        self.batch = Batch(game, n, seed=seed)
+        self.positions = [game.initial() for _ in range(n)]
+        self.history: list[list[tuple[Any, Any, Any, int]]] = [[] for _ in range(n)]
+
+    def play(self, net: Net, args: Any, rng: random.Random) -> list[tuple[Any, ...]]:
+        """Moves in every game until ``args.games`` games have ended; their positions
+        as (observation, legal mask, visit distribution, result for the player to act)."""
+        samples: list[tuple[Any, ...]] = []
+        ended = 0
+        while ended < args.games:
+            actions = self.search(net, args, rng)
+            self.batch.step(actions)
+            for i, action in enumerate(actions):
+                if self.batch.ended[i]:
+                    rewards = self.batch.rewards[i]
+                    samples += [(o, m, t, float(rewards[p])) for o, m, t, p in self.history[i]]
+                    self.history[i] = []
+                    self.positions[i] = self.game.initial()
+                    ended += 1
+                else:
+                    self.positions[i] = self.positions[i].play(int(action))
+        return samples
+
+    def search(self, net: Net, args: Any, rng: random.Random) -> np.ndarray:
+        """A move for every game, chosen by PUCT searches whose leaves the network
+        evaluates together; each game's position joins its history."""
+        game, batch = self.game, self.batch
+        searches = [Search(position, args.c_puct) for position in self.positions]
         for simulation in range(args.sims + 1):  # the first expands the roots
-            paths = {i: searches[i].leaf() for i in live}
-            observations = np.array(
-                [game.observation(searches[i].leaf_node(paths[i]).state) for i in live],
-                np.float32,
-            )
+            paths = [search.leaf() for search in searches]
+            leaves = [
+                search.leaf_node(path).state for search, path in zip(searches, paths, strict=True)
+            ]
+            observations = np.array([game.observation(state) for state in leaves], np.float32)
             with torch.no_grad():
                 logits, values = net(torch.from_numpy(observations))
-            for k, i in enumerate(live):
-                searches[i].expand(paths[i], logits[k].numpy(), float(values[k]))
+            for k, search in enumerate(searches):
+                search.expand(paths[k], logits[k].numpy(), float(values[k]))
                 if simulation == 0:
-                    searches[i].add_noise(rng, args.alpha, 0.25)
-        for i in live:
-            position = positions[i]
-            policy = searches[i].policy()
+                    search.add_noise(rng, args.alpha, 0.25)
+        actions = np.zeros(batch.n, np.int64)
+        for i, search in enumerate(searches):
+            assert self.positions[i].to_act == batch.to_act[i], "the batch and the engine agree"
+            policy = search.policy()
             target = np.zeros(game.num_actions, np.float32)
-            mask = np.zeros(game.num_actions, np.bool_)
             for action, share in policy.items():
-                target[action], mask[action] = share, True
-            observation = np.array(game.observation(position.state), np.float32)
-            history[i].append((observation, mask, target, position.to_act))
-            actions, shares = zip(*policy.items(), strict=True)
-            if len(history[i]) <= args.sample_moves:
-                action = rng.choices(actions, weights=shares)[0]
+                target[action] = share
+            mask = batch.masks[i].astype(np.bool_)
+            self.history[i].append(
+                (batch.observations[i].copy(), mask, target, int(batch.to_act[i]))
+            )
+            moves, shares = zip(*policy.items(), strict=True)
+            if len(self.history[i]) <= args.sample_moves:
+                actions[i] = rng.choices(moves, weights=shares)[0]
             else:
-                action = max(actions, key=lambda a: policy[a])
-            positions[i] = position.play(action)
-        live = [i for i in live if not positions[i].is_over()]
-    samples = []
-    for position, moves in zip(positions, history, strict=True):
-        outcome = position.outcome()
-        for observation, mask, target, player in moves:
-            samples.append((observation, mask, target, 2.0 * outcome.score(player) - 1.0))
-    return samples
+                actions[i] = max(moves, key=lambda a: policy[a])
+        return actions
 
 
 def train(net: Net, optimiser: Any, buffer: deque[tuple[Any, ...]], args: Any) -> float:
@@ -141,7 +170,7 @@ def main() -> None:
     parser.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--out", type=Path, required=True, help="the weights file (.npz)")
     parser.add_argument("--minutes", type=float, default=30.0, help="training time in all")
-    parser.add_argument("--games", type=int, default=64, help="self-play games an iteration")
+    parser.add_argument("--games", type=int, default=64, help="self-play games at once")
     parser.add_argument("--sims", type=int, default=64, help="simulations a move")
     parser.add_argument("--hidden", default="128,128", help="hidden layer widths")
     parser.add_argument("--buffer", type=int, default=40_000, help="positions kept")
@@ -175,10 +204,11 @@ def main() -> None:
         rng.setstate(saved["rng"])
         print(f"resumed at iteration {iteration}, {spent / 60:.1f} minutes in")
     buffer: deque[tuple[Any, ...]] = deque(maxlen=args.buffer)
+    games = SelfPlay(game, args.games, args.seed + iteration)
     while spent < args.minutes * 60:
         began = time.perf_counter()
         net.eval()
-        samples = self_play(game, net, args, rng)
+        samples = games.play(net, args, rng)
         played = time.perf_counter() - began
         buffer.extend(samples)
         net.train()

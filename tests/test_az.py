@@ -168,9 +168,11 @@ def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert first.returncode == 0, first.stderr
-    done = len(out.with_suffix(".log").read_text().splitlines())
+    logged = out.with_suffix(".log").read_text().splitlines()
+    done, spent = len(logged), json.loads(logged[-1])["minutes"]
+    more = str(spent + 0.01)  # a little more than the first run spent: one iteration or so
     again = subprocess.run(
-        [*command[:-1], "0.02", "--resume"], capture_output=True, text=True, env=env, timeout=600
+        [*command[:-1], more, "--resume"], capture_output=True, text=True, env=env, timeout=600
     )
     assert again.returncode == 0, again.stderr
     assert f"resumed at iteration {done}," in again.stdout
