@@ -126,11 +126,14 @@ REFUSALS = {
 
 def refusals(*statuses: int, switches_language: bool = False) -> dict[int | str, Any]:
     """The ``responses`` of an API operation: the errors it answers with (422 too: our
-    body, not FastAPI's), and for a GET the redirect a ``lang`` that names a language
-    gets (``LanguageMiddleware``)."""
+    body, not FastAPI's), the router's redirect of a game's address that ends in a slash
+    (one with a 404: a game id in the path), and for a GET the redirect a ``lang`` that
+    names a language gets (``LanguageMiddleware``)."""
     found: dict[int | str, Any] = {
         status: {"model": ErrorBody, "description": REFUSALS[status]} for status in (*statuses, 422)
     }
+    if 404 in statuses:
+        found[307] = {"description": "The address ends in a slash: the same one without it."}
     if switches_language:
         found[303] = {
             "description": "`lang` names a language: the same address without it, the "

@@ -312,7 +312,7 @@ class Store:
 
     def load(self, game_id: str) -> StoredGame:
         with self.session() as session:
-            row = session.get(GameRow, game_id)
+            row = session.get(GameRow, game_id) if possible_id(game_id) else None
             if row is None:
                 raise NotFound(_("no game {game!r} here").format(game=game_id))
             actions = session.scalars(
@@ -500,7 +500,7 @@ class Store:
 
     @staticmethod
     def _row(session: Session, game_id: str) -> GameRow:
-        row = session.get(GameRow, game_id, with_for_update=True)
+        row = session.get(GameRow, game_id, with_for_update=True) if possible_id(game_id) else None
         if row is None:
             raise NotFound(_("no game {game!r} here").format(game=game_id))
         return row
