@@ -204,9 +204,15 @@ def new_id() -> str:
 
 
 def possible_id(game_id: str) -> bool:
-    """Whether a game could have this id: not one with a NUL, which no id has and
-    PostgreSQL would refuse to even look up (a server error, not "no such game")."""
-    return "\0" not in game_id
+    """Whether a game could have this id: not one longer than any id, nor one with a
+    NUL, which PostgreSQL would refuse to even look up (a server error, not "no such
+    game")."""
+    return len(game_id) <= 32 and "\0" not in game_id
+
+
+def no_game(game_id: str) -> NotFound:
+    shown = game_id if len(game_id) <= 40 else game_id[:40] + "…"
+    return NotFound(_("no game {game!r} here").format(game=shown))
 
 
 class Store:
@@ -314,7 +320,7 @@ class Store:
         with self.session() as session:
             row = session.get(GameRow, game_id) if possible_id(game_id) else None
             if row is None:
-                raise NotFound(_("no game {game!r} here").format(game=game_id))
+                raise no_game(game_id)
             actions = session.scalars(
                 select(ActionRow.action).where(ActionRow.game_id == game_id).order_by(ActionRow.ply)
             ).all()
@@ -502,7 +508,7 @@ class Store:
     def _row(session: Session, game_id: str) -> GameRow:
         row = session.get(GameRow, game_id, with_for_update=True) if possible_id(game_id) else None
         if row is None:
-            raise NotFound(_("no game {game!r} here").format(game=game_id))
+            raise no_game(game_id)
         return row
 
 
