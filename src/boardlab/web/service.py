@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import secrets
@@ -247,7 +248,17 @@ class GameService:
             next_to_act = None if record.is_over() else record.position.to_act
             ticked = clock.after_action(stored.clock, mover, next_to_act, clock.milliseconds())
         await run_in_threadpool(self.store.append, stored.id, ply, text, record.result(), ticked)
-        return await self._changed(stored.id, viewer)
+        # the game as stored now, without reading it back: the append checked that it held
+        # exactly ``stored.actions`` and changed just these fields, in one transaction
+        after = dataclasses.replace(
+            stored,
+            actions=(*stored.actions, text),
+            result=record.result(),
+            revision=stored.revision + 1,
+            draw_offer=None,
+            clock=stored.clock if ticked is None else ticked,
+        )
+        return await self._changed(stored.id, viewer, (after, record))
 
     async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Take back the latest turn a person played (and the agent's replies after it),
@@ -421,7 +432,7 @@ class GameService:
         return result
 
     # ------------------------------------------------------------------ agents
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run ``work`` beside the request, kept until it is done."""
         task = asyncio.create_task(work)
         self.tasks.add(task)
@@ -488,12 +499,20 @@ class GameService:
                 with contextlib.suppress(Exception):
                     await self._broadcast(*await self.load(game_id))
 
-    async def _changed(self, game_id: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
-        stored, record = await self.load(game_id)
+    async def _changed(
+        self,
+        game_id: str,
+        viewer: Viewer = SPECTATOR,
+        known: tuple[StoredGame, GameRecord] | None = None,
+    ) -> dict[str, Any]:
+        """Tell every page of the game's change (``known``: the game as it now stands,
+        else it is read); the state for ``viewer``."""
+        stored, record = known or await self.load(game_id)
         if not record.is_over() and not Seat(stored.seats[record.position.to_act]).human:
             self.wake(game_id)
-        await self._broadcast(stored, record)
-        return self.describe(stored, record, viewer)
+        told = await self._broadcast(stored, record)
+        kind = (language(), viewer.seats(stored))
+        return told[kind]["state"] if kind in told else self.describe(stored, record, viewer)
 
     # ------------------------------------------------------------------ reviews
     async def review(self, game_id: str) -> dict[str, Any]:
@@ -587,9 +606,11 @@ class GameService:
             if online(stored) or not online_only:
                 await self._broadcast(stored, record)
 
-    async def _broadcast(self, stored: StoredGame, record: GameRecord) -> None:
+    async def _broadcast(
+        self, stored: StoredGame, record: GameRecord
+    ) -> dict[tuple[str, frozenset[int]], dict[str, Any]]:
         """The game's new state to every page watching it, described once for each
-        language and seats they have."""
+        language and seats they have; the messages sent, by language and seats."""
         self.arm(stored, record)
         messages: dict[tuple[str, frozenset[int]], dict[str, Any]] = {}
         for listener, (lang, viewer) in list(self.watchers.get(stored.id, {}).items()):
@@ -602,6 +623,7 @@ class GameService:
                 await listener(messages[kind])
             except Exception:  # a closed page: forget it
                 self.unwatch(stored.id, listener)
+        return messages
 
 
 def record_of(stored: StoredGame) -> GameRecord:
