@@ -1,0 +1,1074 @@
+"""Online play under load: how many games between two people one machine holds while
+every action still reaches the opponent within 50 ms (p99).
+
+``boardlab serve`` runs as a child process, on SQLite (one process) and on PostgreSQL
+(``--workers 2``, a throwaway server started from the machine's binaries with fsync on,
+as a real one would run), serving the work tree or, with ``--commit``, a commit exported
+with git archive. The load generator is one asyncio process on the same machine: it
+shares the two cores with the server, so its own CPU time is measured and reported, and
+it runs at a raised priority (``--nice -10``, as root) so that its own lateness stays out
+of the latencies (its event loop's lag, sampled every 100 ms, is reported as a check).
+
+Each game is played as a pair of browsers would: the creator posts the new game form
+("a friend online"), opens the game page and reads the invitation link from it; the
+friend opens the invitation page, takes the seat (POST) and opens the game page; both
+pages then hold the game's WebSocket, each with its own seat cookie, and ping it every
+25 s as play.js does. The player to act thinks for a random time, uniform between half
+and one and a half times ``--think`` seconds (5 s by default, so a game acts every 5 s on
+average), counted from when its page received the position, then POSTs a random legal
+action of the latest state its page holds to ``/api/games/{id}/play``. A game that ends
+is replaced at once by a new one, so the number of games stays at G. By default the
+games are Jin Li, Linja and Galatjang in turn with their default options (some 80, 90
+and 25 actions a game when played at random).
+
+Measured per step of the curve over G (the games of a step carry on into the next):
+
+* latency: from just before the POST is written to the socket until the opponent's
+  WebSocket has received the state that contains the action; p50, p90, p99, max;
+* the POST's round trip (request written to answer read);
+* actions a second, over the measuring window (actions sent in the window whose
+  broadcast arrived);
+* errors of every kind: a non-200 answer where 200 (or a 303) was due, a refused action,
+  a dropped socket, a broadcast that never came (30 s), a timeout; a game with an error
+  is abandoned and replaced, so its error is counted once;
+* the server's memory: RSS summed over its processes (uvicorn's supervisor and workers),
+  the growth over the idle server per game, and the slope between steps; on PostgreSQL
+  the database's memory too (PSS, shared buffers shared fairly between its processes);
+* CPU: the server's processes, PostgreSQL's, and the load generator's own, in % of one
+  core (the machine has two: 200 % is all of it); the generator's event loop lag (p99)
+  tells whether it kept up.
+
+The creation of games is rate-limited to 30 a minute per client address (the peer
+address, ``request.client.host``); the generator makes its games from several loopback
+addresses 127.0.0.2, 127.0.0.3, ... and never sends more than 29 a minute from one, so
+the limit is never hit (a 429 would be counted as an error).
+
+    .venv/bin/python benchmarks/online.py [--games 50,100,250,500,1000,1500]
+        [--think 5] [--warmup 15] [--window 45] [--db sqlite|postgresql|both]
+        [--game all|jinli|linja|galatjang] [--out benchmarks/results/online.md]
+
+Writes the markdown table to ``--out`` and the JSON beside it (``online.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import gc
+import json
+import os
+import platform
+import random
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import websockets
+from websockets.asyncio.client import ClientConnection, connect
+
+import boardlab
+from web_support import LiveServer, Postgres
+
+RESULTS = Path(__file__).resolve().parent / "results"
+#: The p99 the issue asks for, in seconds.
+TARGET = 0.050
+#: How long a request or a broadcast may take before it counts as an error.
+TIMEOUT = 30.0
+#: New games the app takes from one address in a minute (``app.GAMES_A_MINUTE``), less one.
+CREATIONS_A_MINUTE = 29
+#: The page pings its socket this often (play.js).
+PING_EVERY = 25.0
+#: Game setups at once while the number of games grows.
+SETUPS_AT_ONCE = 16
+#: uvicorn closes a keep-alive connection idle for 5 s: ours are dropped sooner.
+IDLE_LIMIT = 4.0
+INVITATION = re.compile(r'id="invitation-link" readonly value="https?://[^/]+(/join/[^"]+)"')
+
+
+class Failure(Exception):
+    """Something that counts as an error: its kind is the message."""
+
+
+class Abandoned(Exception):
+    """A game given up after an error already counted (its socket dropped)."""
+
+
+# ---------------------------------------------------------------------- HTTP/1.1
+@dataclass
+class Answer:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+    def header(self, name: str) -> str:
+        return next((v for k, v in self.headers if k == name), "")
+
+    def cookies(self) -> dict[str, str]:
+        found = {}
+        for name, value in self.headers:
+            if name == "set-cookie":
+                pair = value.split(";", 1)[0]
+                key, _sep, text = pair.partition("=")
+                found[key.strip()] = text.strip()
+        return found
+
+    def error(self) -> str:
+        """The app's message of a refusal (JSON ``error``), shortened."""
+        with contextlib.suppress(ValueError, AttributeError):
+            return str(json.loads(self.body).get("error", ""))[:120]
+        return self.body[:80].decode("utf-8", "replace")
+
+
+@dataclass
+class Connection:
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    used: int = 0
+    idle_since: float = 0.0
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.writer.close()
+
+
+class Pool:
+    """Keep-alive HTTP/1.1 connections to the server from one source address: as many
+    as ``size`` at once, the most recently used reused first (the others age out)."""
+
+    def __init__(self, host: str, port: int, source: str, size: int) -> None:
+        self.host, self.port, self.source = host, port, source
+        self.slots = asyncio.Semaphore(size)
+        self.idle: list[Connection] = []
+        self.opened = 0
+        self.retried = 0
+
+    async def _connection(self) -> Connection:
+        now = time.monotonic()
+        while self.idle:
+            connection = self.idle.pop()
+            if now - connection.idle_since < IDLE_LIMIT:
+                return connection
+            connection.close()
+        reader, writer = await asyncio.open_connection(
+            self.host, self.port, local_addr=(self.source, 0), limit=1 << 20
+        )
+        self.opened += 1
+        return Connection(reader, writer)
+
+    async def request(
+        self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b""
+    ) -> Answer:
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        lines.append(f"Content-Length: {len(body)}")
+        data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+        async with self.slots:
+            for attempt in (0, 1):
+                connection = await self._connection()
+                try:
+                    connection.writer.write(data)
+                    answer, keep = await asyncio.wait_for(read_answer(connection.reader), TIMEOUT)
+                except asyncio.IncompleteReadError as error:
+                    connection.close()
+                    # the server closed a reused connection before reading this request
+                    if attempt == 0 and connection.used and not error.partial:
+                        self.retried += 1
+                        continue
+                    raise Failure(f"{method} {path.split('/')[1]}: connection closed") from None
+                except (ConnectionError, OSError) as error:
+                    connection.close()
+                    if attempt == 0 and connection.used:
+                        self.retried += 1
+                        continue
+                    raise Failure(f"{method} {path.split('/')[1]}: {error}") from None
+                except TimeoutError:
+                    connection.close()
+                    raise Failure(f"{method} {path.split('/')[1]}: no answer in 30 s") from None
+                except BaseException:
+                    connection.close()
+                    raise
+                connection.used += 1
+                if keep:
+                    connection.idle_since = time.monotonic()
+                    self.idle.append(connection)
+                else:
+                    connection.close()
+                return answer
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        for connection in self.idle:
+            connection.close()
+        self.idle.clear()
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[Answer, bool]:
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+    status = int(head[0].split(" ", 2)[1])
+    headers = []
+    for line in head[1:]:
+        if line:
+            name, _sep, value = line.partition(":")
+            headers.append((name.strip().lower(), value.strip()))
+    answer = Answer(status, headers, b"")
+    if answer.header("transfer-encoding").lower() == "chunked":
+        parts = []
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            parts.append(await reader.readexactly(size + 2))
+            if size == 0:
+                break
+        answer.body = b"".join(part[:-2] for part in parts)
+    else:
+        answer.body = await reader.readexactly(int(answer.header("content-length") or 0))
+    return answer, answer.header("connection").lower() != "close"
+
+
+# ---------------------------------------------------------------------- the players
+@dataclass
+class Side:
+    """One browser: its seat, cookies, socket and the newest state its page holds."""
+
+    seat: int
+    cookies: dict[str, str]
+    socket: ClientConnection | None = None
+    state: dict[str, Any] | None = None
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+
+    def take(self, state: dict[str, Any]) -> None:
+        if self.state is None or state["revision"] >= self.state["revision"]:
+            self.state = slim(state)
+            self.changed.set()
+
+
+def slim(state: dict[str, Any]) -> dict[str, Any]:
+    """What a player reads of a state: kept instead of the whole state, so that the
+    generator holds few objects (its garbage collector's pauses would count as latency)."""
+    return {
+        "ply": state["ply"],
+        "revision": state["revision"],
+        "to_act": state["to_act"],
+        "you_act": state["you_act"],
+        "outcome": None if state["outcome"] is None else True,
+        "legal": [entry["action"] for entry in state["legal"]],
+    }
+
+
+@dataclass
+class Pending:
+    """An action sent: the ply its state will have, when it was sent, who must see it."""
+
+    ply: int
+    sent: float
+    watcher: int
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    latency: float = 0.0
+
+
+@dataclass
+class Game:
+    id: str
+    kind: str
+    sides: list[Side]
+    pending: Pending | None = None
+    closing: bool = False
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+
+@dataclass
+class Sample:
+    sent: float
+    latency: float
+    round_trip: float
+
+
+class Addresses:
+    """Loopback source addresses for making games, each under the app's rate limit."""
+
+    def __init__(self, count: int) -> None:
+        self.recent = {f"127.0.0.{k}": collections.deque[float]() for k in range(2, 2 + count)}
+        self.order = list(self.recent)
+        self.cursor = 0
+
+    async def take(self) -> str:
+        while True:
+            now = time.monotonic()
+            for _ in range(len(self.order)):
+                address = self.order[self.cursor]
+                self.cursor = (self.cursor + 1) % len(self.order)
+                times = self.recent[address]
+                while times and now - times[0] > 61.0:
+                    times.popleft()
+                if len(times) < CREATIONS_A_MINUTE:
+                    times.append(now)
+                    return address
+            await asyncio.sleep(0.5)
+
+
+class Load:
+    """The load generator: G games, each played by two browsers."""
+
+    def __init__(self, port: int, kinds: list[str], think: float, seed: int) -> None:
+        self.port = port
+        self.kinds = kinds
+        self.think = think
+        self.rng = random.Random(seed)
+        self.pool = Pool("127.0.0.1", port, "127.0.0.1", 256)
+        self.creation_pools: dict[str, Pool] = {}
+        self.addresses = Addresses(200)
+        self.setups = asyncio.Semaphore(SETUPS_AT_ONCE)
+        self.slots: list[asyncio.Task[None]] = []
+        self.playing = 0  # games set up and not yet over
+        self.ready = 0  # slots that have set up their first game
+        self.samples: list[Sample] = []
+        self.errors: collections.Counter[str] = collections.Counter()
+        self.error_times: list[tuple[float, str]] = []
+        self.finished = 0
+        self.made = 0
+        self.messages = 0
+        self.other_messages: collections.Counter[str] = collections.Counter()
+        self.stopping = False
+        self.lags: list[tuple[float, float]] = []
+        #: the generator's full garbage collections: (when, seconds)
+        self.collections: list[tuple[float, float]] = []
+        self._collecting = 0.0
+        self.count = 0
+        gc.callbacks.append(self._collected)
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._collecting = time.perf_counter()
+        else:
+            self.collections.append((self._collecting, time.perf_counter() - self._collecting))
+
+    # ------------------------------------------------------------------ bookkeeping
+    def error(self, kind: str) -> None:
+        self.errors[kind] += 1
+        self.error_times.append((time.perf_counter(), kind))
+
+    def creation_pool(self, source: str) -> Pool:
+        if source not in self.creation_pools:
+            self.creation_pools[source] = Pool("127.0.0.1", self.port, source, 4)
+        return self.creation_pools[source]
+
+    async def watch_lag(self) -> None:
+        """The event loop's lateness, sampled every 100 ms: the generator's own health."""
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(0.1)
+            self.lags.append((before, time.perf_counter() - before - 0.1))
+
+    # ------------------------------------------------------------------ the games
+    async def grow(self, games: int, limit: float = 600.0) -> float:
+        """Play ``games`` games at once (more slots); the seconds until all are set up."""
+        began = time.perf_counter()
+        while len(self.slots) < games:
+            self.slots.append(asyncio.create_task(self.slot()))
+        while self.ready < games:
+            if time.perf_counter() - began > limit:
+                raise Failure(f"only {self.ready} of {games} games set up in {limit:.0f} s")
+            await asyncio.sleep(0.2)
+        return time.perf_counter() - began
+
+    async def slot(self) -> None:
+        """One of the G games: played to its end, then another, until the run stops."""
+        first = True
+        while not self.stopping:
+            game = None
+            try:
+                async with self.setups:
+                    game = await self.setup()
+                if first:
+                    self.ready += 1
+                    first = False
+                self.playing += 1
+                try:
+                    await self.play(game)
+                finally:
+                    self.playing -= 1
+            except Abandoned:
+                pass
+            except Failure as failure:
+                if not self.stopping:
+                    self.error(str(failure))
+                    await asyncio.sleep(1.0)
+            except websockets.ConnectionClosed:
+                if not self.stopping:
+                    self.error("socket closed while sending")
+            except OSError as error:
+                if not self.stopping:
+                    self.error(f"socket: {error.strerror or error}")
+                    await asyncio.sleep(1.0)
+            finally:
+                if game is not None:
+                    await self.close(game)
+
+    async def setup(self) -> Game:
+        """A new game between two browsers, through the pages and forms."""
+        kind = self.kinds[self.count % len(self.kinds)]
+        self.count += 1
+        source = await self.addresses.take()
+        form = urlencode({"opponent": "online", "seat": "0"}).encode()
+        made = await self.creation_pool(source).request(
+            "POST",
+            f"/new/{kind}",
+            {"Content-Type": "application/x-www-form-urlencoded", "Accept": "text/html"},
+            form,
+        )
+        if made.status != 303:
+            raise Failure(f"new game answered {made.status}: {made.error()}")
+        game_id = made.header("location").rsplit("/", 1)[1]
+        creator = Side(0, made.cookies())
+        friend = Side(1, {})
+        game = Game(game_id, kind, [creator, friend])
+        page = await self.get(creator, f"/play/{game_id}")
+        found = INVITATION.search(page.body.decode())
+        if not found:
+            raise Failure("the creator's page shows no invitation link")
+        link = found.group(1)
+        await self.get(friend, link)
+        joined = await self.pool.request("POST", link, {"Cookie": friend.cookie_header()})
+        if joined.status != 303:
+            raise Failure(f"join answered {joined.status}: {joined.error()}")
+        friend.cookies.update(joined.cookies())
+        await self.get(friend, f"/play/{game_id}")
+        for side in game.sides:
+            side.socket = await connect(
+                f"ws://127.0.0.1:{self.port}/ws/games/{game_id}",
+                additional_headers={"Cookie": side.cookie_header()},
+                proxy=None,
+                max_size=1 << 22,
+                open_timeout=TIMEOUT,
+                ping_interval=None,  # pages ping with a message (below); uvicorn pings too
+            )
+            game.tasks.append(asyncio.create_task(self.read(game, side)))
+        game.tasks.append(asyncio.create_task(self.ping(game)))
+        self.made += 1
+        return game
+
+    async def get(self, side: Side, path: str) -> Answer:
+        answer = await self.pool.request(
+            "GET", path, {"Cookie": side.cookie_header(), "Accept": "text/html"}
+        )
+        if answer.status != 200:
+            raise Failure(f"GET /{path.split('/')[1]} answered {answer.status}")
+        side.cookies.update(answer.cookies())
+        return answer
+
+    async def read(self, game: Game, side: Side) -> None:
+        """A page's socket: keep the newest state; note when the opponent's action has
+        arrived."""
+        assert side.socket is not None
+        try:
+            async for message in side.socket:
+                now = time.perf_counter()
+                data = json.loads(message)
+                self.messages += 1
+                kind = data.get("type")
+                if kind == "error":
+                    self.error(f"socket error message: {data.get('message', '')[:80]}")
+                    continue
+                if kind != "state":  # pong, and whatever else pages are told (chat)
+                    self.other_messages[kind] += 1
+                    continue
+                state = data["state"]
+                side.take(state)
+                pending = game.pending
+                if (
+                    pending is not None
+                    and side.seat == pending.watcher
+                    and state["ply"] >= pending.ply
+                    and not pending.arrived.is_set()
+                ):
+                    pending.latency = now - pending.sent
+                    pending.arrived.set()
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            if not game.closing and not self.stopping:
+                self.error("socket dropped")
+                game.closing = True
+            side.changed.set()
+            if game.pending is not None:
+                game.pending.arrived.set()  # the player waiting gives the game up
+
+    async def ping(self, game: Game) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):  # the reader counts it
+            while True:
+                await asyncio.sleep(PING_EVERY * (0.5 + self.rng.random()))
+                for side in game.sides:
+                    if side.socket is not None:
+                        await side.socket.send('{"type":"ping"}')
+
+    async def wait_for(self, game: Game, side: Side, ply: int) -> dict[str, Any]:
+        """The state of ``ply`` once the side's page holds it."""
+        deadline = time.perf_counter() + TIMEOUT
+        while side.state is None or side.state["ply"] < ply:
+            if game.closing:
+                raise Abandoned
+            side.changed.clear()
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise Failure("a page waited 30 s for the state it should hold")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(side.changed.wait(), left)
+        return side.state
+
+    async def play(self, game: Game) -> None:
+        """Play the game to its end at human speed."""
+        ply = 0
+        state = await self.wait_for(game, game.sides[0], 0)
+        while state["outcome"] is None:
+            actor = game.sides[state["to_act"]]
+            mine = await self.wait_for(game, actor, ply)
+            if not mine["you_act"] or mine["ply"] != ply:
+                raise Failure("the page to act is not told it acts")
+            await asyncio.sleep(self.think * (0.5 + self.rng.random()))
+            if self.stopping or game.closing:
+                return
+            action = self.rng.choice(mine["legal"])
+            body = json.dumps({"action": action, "ply": ply}).encode()
+            headers = {
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+                "Cookie": actor.cookie_header(),
+            }
+            pending = Pending(ply + 1, time.perf_counter(), 1 - actor.seat)
+            game.pending = pending
+            answer = await self.pool.request("POST", f"/api/games/{game.id}/play", headers, body)
+            round_trip = time.perf_counter() - pending.sent
+            if answer.status != 200:
+                raise Failure(f"action refused ({answer.status}): {answer.error()}")
+            actor.take(json.loads(answer.body))
+            try:
+                await asyncio.wait_for(pending.arrived.wait(), TIMEOUT)
+            except TimeoutError:
+                raise Failure("the opponent's page got no state for the action in 30 s") from None
+            if game.closing:
+                raise Abandoned
+            self.samples.append(Sample(pending.sent, pending.latency, round_trip))
+            ply += 1
+            state = await self.wait_for(game, game.sides[pending.watcher], ply)
+        self.finished += 1
+
+    async def close(self, game: Game) -> None:
+        game.closing = True
+        for task in game.tasks:
+            task.cancel()
+        for side in game.sides:
+            if side.socket is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(side.socket.close(), 5)
+
+    async def stop(self) -> None:
+        self.stopping = True
+        gc.callbacks.remove(self._collected)
+        for task in self.slots:
+            task.cancel()
+        await asyncio.gather(*self.slots, return_exceptions=True)
+        self.pool.close()
+        for pool in self.creation_pools.values():
+            pool.close()
+
+
+# ---------------------------------------------------------------------- processes
+def clock_ticks() -> int:
+    return os.sysconf("SC_CLK_TCK")
+
+
+def processes() -> dict[int, tuple[int, int, float, int]]:
+    """Every process: pid -> (parent, session, CPU seconds with its ended children's,
+    RSS bytes)."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            statm = Path(f"/proc/{entry}/statm").read_text().split()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        # its own time and that of its children that have ended (a database's backends)
+        cpu = sum(int(v) for v in fields[11:15]) / clock_ticks()
+        found[int(entry)] = (int(fields[1]), int(fields[3]), cpu, int(statm[1]) * page)
+    return found
+
+
+def tree(root: int, table: dict[int, tuple[int, int, float, int]]) -> list[int]:
+    """``root`` and its descendants."""
+    children = collections.defaultdict(list)
+    for pid, (parent, *_rest) in table.items():
+        children[parent].append(pid)
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        if pid in table:
+            found.append(pid)
+        todo.extend(children.get(pid, ()))
+    return found
+
+
+def pss(pids: list[int]) -> int:
+    """Proportional set size summed (shared pages split between their processes)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
+@dataclass
+class Watched:
+    """The server's processes (and PostgreSQL's) as /proc shows them."""
+
+    server: int
+    database: int | None = None
+
+    def snapshot(self) -> dict[str, float]:
+        table = processes()
+        mine = tree(self.server, table)
+        snap = {
+            "server_cpu": sum(table[p][2] for p in mine),
+            "server_rss": float(sum(table[p][3] for p in mine)),
+            "server_processes": float(len(mine)),
+            "generator_cpu": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
+            "machine_cpu": machine_busy(),
+            "time": time.perf_counter(),
+        }
+        if self.database is not None:
+            theirs = tree(self.database, table)
+            snap["database_cpu"] = sum(table[p][2] for p in theirs)
+            snap["database_pss"] = float(pss(theirs))
+        return snap
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy (every process, the kernel)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / clock_ticks()
+
+
+def postmaster(folder: Path) -> int:
+    return int((folder / "data" / "postmaster.pid").read_text().split()[0])
+
+
+def start_postgres(folder: Path) -> Postgres:
+    """A throwaway PostgreSQL with fsync on (web_support's test server turns it off),
+    taking 400 connections."""
+    server = Postgres(folder)
+    if server.bin is None:
+        raise SystemExit("no PostgreSQL binaries under /usr/lib/postgresql")
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres", "postgres")
+    folder.chmod(0o700)
+    data = folder / "data"
+    server._run("initdb", "-D", str(data), "-U", "postgres", "-A", "trust")
+    options = f"-c listen_addresses=127.0.0.1 -p {server.port} -k {folder} -c max_connections=400"
+    log = str(folder / "server.log")
+    server._run("pg_ctl", "-D", str(data), "-l", log, "-w", "-o", options, "start")
+    return server
+
+
+# ---------------------------------------------------------------------- one database
+def favour_generator(nice: int) -> bool:
+    """Raise the generator's priority (its thread; the server, started before, keeps its
+    own): a load generator starved of CPU would add its own lateness to every latency.
+    False where this user may not."""
+    if nice == 0:
+        return False
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except PermissionError:
+        print("the generator keeps its priority (only root may raise it)", flush=True)
+        return False
+    return True
+
+
+def percentile(ordered: list[float], fraction: float) -> float:
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def warm(load: Load) -> None:
+    """One game of each kind set up, two actions played, closed: the server's lazy
+    imports and caches are loaded before its idle memory is read."""
+    for _ in load.kinds:
+        game = await load.setup()
+        try:
+            for ply in range(2):
+                state = await load.wait_for(game, game.sides[1], ply)
+                actor = game.sides[state["to_act"]]
+                mine = await load.wait_for(game, actor, ply)
+                action = mine["legal"][0]
+                answer = await load.pool.request(
+                    "POST",
+                    f"/api/games/{game.id}/play",
+                    {"Content-Type": "application/json", "Cookie": actor.cookie_header()},
+                    json.dumps({"action": action, "ply": ply}).encode(),
+                )
+                if answer.status != 200:
+                    raise Failure(f"warm-up action refused: {answer.error()}")
+                actor.take(json.loads(answer.body))
+        finally:
+            await load.close(game)
+
+
+async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | None) -> dict:
+    workers = 2 if name == "postgresql" else 1
+    server = LiveServer(url, folder, workers=workers)
+    server.start()
+    assert server.process is not None
+    watched = Watched(server.process.pid, postmaster(pg) if pg is not None else None)
+    favoured = favour_generator(args.nice)
+    kinds = boardlab.game_ids() if args.game == "all" else [args.game]
+    load = Load(server.port, list(kinds), args.think, args.seed)
+    lag = asyncio.create_task(load.watch_lag())
+    rows: list[dict[str, Any]] = []
+    stopped = ""
+    try:
+        await warm(load)
+        await asyncio.sleep(2.0)
+        idle = watched.snapshot()
+        print(f"{name}: idle server RSS {idle['server_rss'] / 2**20:.1f} MiB", flush=True)
+        previous_rss, previous_games = idle["server_rss"], 0
+        for games in args.games:
+            try:
+                ramp = await load.grow(games)
+            except Failure as failure:
+                stopped = str(failure)
+                print(f"{name}: {stopped}", flush=True)
+                break
+            await asyncio.sleep(args.warmup)
+            before = watched.snapshot()
+            errors_before = len(load.error_times)
+            began = time.perf_counter()
+            rss_seen = []
+            while time.perf_counter() - began < args.window:
+                await asyncio.sleep(min(5.0, args.window - (time.perf_counter() - began)))
+                rss_seen.append(watched.snapshot())
+            after = rss_seen[-1]
+            ended = after["time"]
+            took = [s for s in load.samples if began <= s.sent < ended]
+            latency = sorted(s.latency for s in took)
+            trips = sorted(s.round_trip for s in took)
+            errors = collections.Counter(k for t, k in load.error_times[errors_before:])
+            lags = sorted(lag for t, lag in load.lags if began <= t < ended)
+            pauses = [pause for t, pause in load.collections if began <= t < ended]
+            span = ended - before["time"]
+            rss = sum(s["server_rss"] for s in rss_seen) / len(rss_seen)
+            row = {
+                "games": games,
+                "playing": load.playing,
+                "ramp_s": ramp,
+                "actions": len(took),
+                "actions_per_s": len(took) / span,
+                "p50_ms": 1000 * percentile(latency, 0.5),
+                "p90_ms": 1000 * percentile(latency, 0.9),
+                "p99_ms": 1000 * percentile(latency, 0.99),
+                "max_ms": 1000 * (latency[-1] if latency else float("nan")),
+                "post_p50_ms": 1000 * percentile(trips, 0.5),
+                "post_p99_ms": 1000 * percentile(trips, 0.99),
+                "errors": sum(errors.values()),
+                "error_kinds": dict(errors),
+                "server_rss_mib": rss / 2**20,
+                "rss_per_game_kib": (rss - idle["server_rss"]) / games / 1024,
+                "rss_slope_kib": (rss - previous_rss) / (games - previous_games) / 1024,
+                "server_cpu_pct": 100 * (after["server_cpu"] - before["server_cpu"]) / span,
+                "generator_cpu_pct": 100
+                * (after["generator_cpu"] - before["generator_cpu"])
+                / span,
+                "generator_lag_p99_ms": 1000 * percentile(lags, 0.99),
+                "generator_gc_max_ms": 1000 * max(pauses, default=0.0),
+                "games_finished": load.finished,
+                "server_processes": int(after["server_processes"]),
+            }
+            if "database_cpu" in after:
+                row["database_cpu_pct"] = (
+                    100 * (after["database_cpu"] - before["database_cpu"]) / span
+                )
+                row["database_pss_mib"] = after["database_pss"] / 2**20
+            ours = sum(
+                after[k] - before[k]
+                for k in ("server_cpu", "generator_cpu", "database_cpu")
+                if k in after
+            )
+            row["others_cpu_pct"] = (
+                100 * (after["machine_cpu"] - before["machine_cpu"] - ours) / span
+            )
+            previous_rss, previous_games = rss, games
+            rows.append(row)
+            print(json.dumps({"db": name, **row}), flush=True)
+            if row["p99_ms"] > args.stop_ms:
+                stopped = f"stopped after {games} games: p99 over {args.stop_ms:g} ms"
+                print(f"{name}: {stopped}", flush=True)
+                break
+    finally:
+        await load.stop()
+        lag.cancel()
+        if favoured:
+            os.setpriority(os.PRIO_PROCESS, 0, 0)
+        server.stop()
+    held = [r["games"] for r in rows if r["p99_ms"] < 1000 * TARGET and r["errors"] == 0]
+    return {
+        "database": name,
+        "workers": workers,
+        "idle_server_rss_mib": idle["server_rss"] / 2**20,
+        "rows": rows,
+        "largest_held": max(held, default=0),
+        "stopped": stopped,
+        "errors_total": dict(load.errors),
+        "games_made": load.made,
+        "connections_opened": load.pool.opened
+        + sum(p.opened for p in load.creation_pools.values()),
+        "connections_retried": load.pool.retried,
+        "socket_messages": load.messages,
+        "other_socket_messages": dict(load.other_messages),
+    }
+
+
+# ---------------------------------------------------------------------- the report
+def machine() -> str:
+    model = platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (
+        f"{model}, {os.cpu_count()} cores, {memory:.0f} GiB; Linux {platform.release()}; "
+        f"Python {platform.python_version()}"
+    )
+
+
+def server_code(commit: str | None, folder: Path) -> str:
+    """Which code the server runs: the work tree (the installed package), or ``commit``
+    exported to ``folder`` and put first on the server's PYTHONPATH."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*command: str) -> str:
+        done = subprocess.run(["git", *command], cwd=root, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    if commit is None:
+        dirty = git("status", "--porcelain", "--", "src")
+        head = git("rev-parse", "--short", "HEAD")
+        return f"the work tree at {head}" + (" with uncommitted changes in src/" if dirty else "")
+    full = git("rev-parse", "--verify", f"{commit}^{{commit}}")
+    if not full:
+        raise SystemExit(f"no commit {commit!r}")
+    code = folder / "code"
+    code.mkdir()
+    archive = subprocess.run(
+        ["git", "archive", full, "src"], cwd=root, capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(code / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    return f"commit {full[:10]} (git archive)"
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def versions() -> dict[str, str]:
+    import fastapi
+    import sqlalchemy
+    import uvicorn
+
+    found = {
+        "boardlab": boardlab.__version__,
+        "fastapi": fastapi.__version__,
+        "uvicorn": uvicorn.__version__,
+        "websockets": websockets.__version__,
+        "sqlalchemy": sqlalchemy.__version__,
+    }
+    binaries = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: p.parent.name)
+    if binaries:
+        found["postgresql"] = binaries[-1].parent.name
+    return found
+
+
+def table(result: dict[str, Any]) -> list[str]:
+    database = result["database"]
+    pg = database == "postgresql"
+    head = (
+        "| games | actions/s | p50 ms | p90 ms | p99 ms | max ms | POST p50 / p99 ms | errors "
+        "| server RSS MiB | RSS/game KiB (slope) | server CPU % |"
+    )
+    rule = "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if pg:
+        head += " PostgreSQL CPU % / PSS MiB |"
+        rule += "---:|"
+    head += " generator CPU % / lag p99 ms | other processes CPU % |"
+    rule += "---:|---:|"
+    lines = [head, rule]
+    for r in result["rows"]:
+        mark = "**" if r["p99_ms"] < 1000 * TARGET else ""
+        errors = str(r["errors"])
+        if r["error_kinds"]:
+            errors += " (" + "; ".join(f"{k}: {n}" for k, n in r["error_kinds"].items()) + ")"
+        line = (
+            f"| {r['games']} | {r['actions_per_s']:.1f} | {r['p50_ms']:.1f} | {r['p90_ms']:.1f} "
+            f"| {mark}{r['p99_ms']:.1f}{mark} | {r['max_ms']:.0f} "
+            f"| {r['post_p50_ms']:.1f} / {r['post_p99_ms']:.1f} | {errors} "
+            f"| {r['server_rss_mib']:.0f} | {r['rss_per_game_kib']:.0f} ({r['rss_slope_kib']:.0f}) "
+            f"| {r['server_cpu_pct']:.0f} |"
+        )
+        if pg:
+            line += f" {r['database_cpu_pct']:.0f} / {r['database_pss_mib']:.0f} |"
+        line += f" {r['generator_cpu_pct']:.0f} / {r['generator_lag_p99_ms']:.1f} |"
+        line += f" {max(0.0, r['others_cpu_pct']):.0f} |"  # processes that ended: below 0
+        lines.append(line)
+    return lines
+
+
+def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> str:
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(
+        json.dumps({**context, "results": results}, indent=1) + "\n"
+    )
+    lines = [
+        "# Online play under load",
+        "",
+        f"`{context['command']}` on {context['machine']}, {context['date']}; the server runs "
+        f"{context['server_code']}. "
+        + ", ".join(f"{k} {v}" for k, v in context["versions"].items())
+        + ".",
+        "",
+        f"Each game: two browsers (both held by the load generator), each with the game's "
+        f"WebSocket open; the player to act thinks uniformly {args.think / 2:g}–"
+        f"{1.5 * args.think:g} s, then POSTs a random legal action; games that end are "
+        f"replaced. Games: {', '.join(context['kinds'])} in turn, default options. "
+        f"Per step: {args.warmup:g} s warm-up, {args.window:g} s measured. Latency: POST "
+        "sent until the opponent's socket has the state with the action. Bold: p99 under "
+        "50 ms. RSS/game: growth over the idle server (warmed by one game of each kind) "
+        "divided by the games; slope: growth since the previous step per added game. CPU in "
+        "% of one core (the machine has 2, shared by the server, the database and the "
+        "generator); other processes: the rest of the machine's busy time in the window "
+        "(anything else running, the kernel's own work).",
+        "",
+        f"Machine load before: `{context['uptime_before']}`; after: `{context['uptime_after']}`.",
+        "",
+    ]
+    for result in results:
+        title = (
+            "SQLite, one server process"
+            if result["database"] == "sqlite"
+            else ("PostgreSQL, `--workers 2`")
+        )
+        lines += [
+            f"## {title}",
+            "",
+            f"Largest G with p99 < 50 ms and no error: **{result['largest_held']}**. "
+            f"Idle server RSS {result['idle_server_rss_mib']:.0f} MiB. Games made: "
+            f"{result['games_made']}. {result['stopped']}",
+            "",
+            *table(result),
+            "",
+        ]
+    if context.get("notes"):
+        lines += ["## Notes", "", context["notes"], ""]
+    text = "\n".join(lines)
+    out.write_text(text)
+    return text
+
+
+async def main_async(args: Any) -> None:
+    databases = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
+    context: dict[str, Any] = {
+        "command": "python benchmarks/online.py " + " ".join(sys.argv[1:]),
+        "machine": machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "versions": versions(),
+        "kinds": list(boardlab.game_ids()) if args.game == "all" else [args.game],
+        "think": args.think,
+        "warmup": args.warmup,
+        "window": args.window,
+        "uptime_before": uptime(),
+    }
+    print(context["uptime_before"], flush=True)
+    results = []
+    folder = Path(tempfile.mkdtemp(prefix="boardlab-online-"))
+    folder.chmod(0o755)  # PostgreSQL's user reaches its folder inside
+    context["server_code"] = server_code(args.commit, folder)
+    print(f"serving {context['server_code']}", flush=True)
+    try:
+        for name in databases:
+            pg_folder = None
+            pg = None
+            if name == "sqlite":
+                url = f"sqlite:///{folder / 'online.sqlite3'}"
+            else:
+                pg_folder = folder / "pg"
+                pg = start_postgres(pg_folder)
+                url = pg.fresh()
+            try:
+                results.append(await run_database(name, url, folder, args, pg_folder))
+            finally:
+                if pg is not None:
+                    pg.stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    context["uptime_after"] = uptime()
+    print(context["uptime_after"], flush=True)
+    if args.notes:
+        context["notes"] = Path(args.notes).read_text().strip()
+    print(write(results, args, context))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="50,100,250,500,1000,1500", help="the curve's steps")
+    parser.add_argument("--think", type=float, default=5.0, help="mean thinking time, seconds")
+    parser.add_argument("--warmup", type=float, default=15.0, help="seconds before measuring")
+    parser.add_argument("--window", type=float, default=45.0, help="seconds measured a step")
+    parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--game", choices=["all", *boardlab.game_ids()], default="all")
+    parser.add_argument(
+        "--stop-ms", type=float, default=1000.0, help="no larger steps once p99 passes this"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--nice", type=int, default=-10, help="the generator's priority while it runs (root)"
+    )
+    parser.add_argument(
+        "--commit",
+        help="serve the app of this commit (exported with git archive), not the work tree",
+    )
+    parser.add_argument("--notes", help="a markdown file whose text ends the report")
+    parser.add_argument("--out", default=str(RESULTS / "online.md"))
+    args = parser.parse_args()
+    args.games = [int(g) for g in args.games.split(",")]
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()
