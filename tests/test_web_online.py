@@ -739,3 +739,36 @@ def test_chat_and_socket_messages_are_rate_limited(people: list[Any]) -> None:
         with pytest.raises(WebSocketDisconnect) as closed:
             next_of(north, "never")
         assert closed.value.code == 1008
+
+
+def test_a_stalled_page_holds_up_no_other(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The states of a change go to every page at once: a page that does not take its
+    message is forgotten after ``SEND_SECONDS``, the others have theirs at once."""
+    import asyncio
+    import time
+
+    from boardlab.web import service as web_service
+    from boardlab.web.store import Store
+
+    monkeypatch.setattr(web_service, "SEND_SECONDS", 3.0)
+    store = Store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
+    game_id = store.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+    games = web_service.GameService(store, workers=1)
+    heard: list[tuple[str, float]] = []
+
+    async def stalled(message: dict[str, Any]) -> None:
+        await asyncio.sleep(60)
+
+    async def page(message: dict[str, Any]) -> None:
+        heard.append((message["type"], time.monotonic()))
+
+    async def main() -> float:
+        games.watch(game_id, stalled)
+        games.watch(game_id, page)
+        began = time.monotonic()
+        await games.tell(game_id)
+        return began
+
+    began = asyncio.run(main())
+    assert [kind for kind, _ in heard] == ["state"] and heard[0][1] - began < 2.5
+    assert list(games.watchers[game_id]) == [page]  # the stalled page is forgotten

@@ -51,6 +51,8 @@ HINT_AGENT = "hard"
 REVIEW_AGENT = "hard"
 #: Seconds before an agent that failed is asked again.
 RETRY_AFTER = 10.0
+#: Seconds a page may take to take a message before it is forgotten.
+SEND_SECONDS = 10.0
 
 
 class RequestError(BoardlabError):
@@ -386,12 +388,9 @@ class GameService:
     async def _tell_chat(self, stored: StoredGame, lines: list[ChatLine]) -> None:
         """Lines of chat to the pages of the game's players (spectators read none)."""
         message = {"type": "chat", "lines": [chat_json(line) for line in lines]}
-        for listener, (_lang, viewer) in list(self.watchers.get(stored.id, {}).items()):
-            if viewer.seats(stored):
-                try:
-                    await listener(message)
-                except Exception:  # a closed page: forget it
-                    self.unwatch(stored.id, listener)
+        watching = self.watchers.get(stored.id, {}).items()
+        players = [listener for listener, (_lang, viewer) in watching if viewer.seats(stored)]
+        await self._send(stored.id, [(listener, message) for listener in players])
 
     async def _relay_chat(self, game_id: str, n: int) -> None:
         """A line of chat another server process kept, to the pages here."""
@@ -613,17 +612,29 @@ class GameService:
         language and seats they have; the messages sent, by language and seats."""
         self.arm(stored, record)
         messages: dict[tuple[str, frozenset[int]], dict[str, Any]] = {}
+        sends = []
         for listener, (lang, viewer) in list(self.watchers.get(stored.id, {}).items()):
             kind = (lang, viewer.seats(stored))
             if kind not in messages:
                 with use_language(lang):
                     state = self.describe(stored, record, viewer)
                 messages[kind] = {"type": "state", "state": state}
-            try:
-                await listener(messages[kind])
-            except Exception:  # a closed page: forget it
-                self.unwatch(stored.id, listener)
+            sends.append((listener, messages[kind]))
+        await self._send(stored.id, sends)
         return messages
+
+    async def _send(self, game_id: str, sends: list[tuple[Listener, dict[str, Any]]]) -> None:
+        """Each message to its page, all at once: a page that is slow to take it holds up
+        no other; one that fails, or takes longer than ``SEND_SECONDS``, is forgotten (its
+        connection is closed by the server's pings, and the page connects again)."""
+
+        async def send(listener: Listener, message: dict[str, Any]) -> None:
+            try:
+                await asyncio.wait_for(listener(message), SEND_SECONDS)
+            except Exception:
+                self.unwatch(game_id, listener)
+
+        await asyncio.gather(*(send(listener, message) for listener, message in sends))
 
 
 def record_of(stored: StoredGame) -> GameRecord:

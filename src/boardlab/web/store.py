@@ -8,8 +8,10 @@ AI move overtaken by an undo) cannot both be stored; the second is refused as st
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -243,6 +245,13 @@ class Store:
                 _("cannot open the database {url}: {why}").format(url=safe_url(self.url), why=why)
             ) from None
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.readings = sessionmaker(
+            self.engine.execution_options(reading=True), expire_on_commit=False
+        )
+        # SQLite has one writer at a time: this process's writers queue here, in turn,
+        # rather than poll SQLite's lock (whose waits are unfair and can last a second)
+        sqlite = self.engine.dialect.name == "sqlite"
+        self._writing = threading.RLock() if sqlite else contextlib.nullcontext()
         #: whether changes are announced to the other server processes (PostgreSQL)
         self.announces = self.engine.dialect.name == "postgresql"
 
@@ -264,7 +273,14 @@ class Store:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        with self.sessions.begin() as session:
+        """A transaction that writes: on SQLite it holds the write lock from its start."""
+        with self._writing, self.sessions.begin() as session:
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A transaction that only reads: on SQLite it waits for no writer (WAL)."""
+        with self.readings.begin() as session:
             yield session
 
     def create(
@@ -317,7 +333,7 @@ class Store:
         return game_id
 
     def load(self, game_id: str) -> StoredGame:
-        with self.session() as session:
+        with self.reading() as session:
             row = session.get(GameRow, game_id) if possible_id(game_id) else None
             if row is None:
                 raise no_game(game_id)
@@ -456,7 +472,7 @@ class Store:
     def chat(self, game_id: str, after: int = 0, limit: int = 500) -> list[ChatLine]:
         """The game's chat after line number ``after``: the latest ``limit`` lines, in
         order."""
-        with self.session() as session:
+        with self.reading() as session:
             rows = session.scalars(
                 select(ChatRow)
                 .where(ChatRow.game_id == game_id, ChatRow.id > after)
@@ -467,7 +483,7 @@ class Store:
 
     def lobby(self, limit: int = 100) -> list[StoredGame]:
         """The games waiting in the lobby for an opponent, the newest first."""
-        with self.session() as session:
+        with self.reading() as session:
             rows = session.scalars(
                 select(GameRow)
                 .where(GameRow.listed.is_(True), GameRow.open_seat.is_not(None))
@@ -478,7 +494,7 @@ class Store:
 
     def games_of(self, owner: str, limit: int = 200) -> list[StoredGame]:
         """The games a browser made, the latest first (without their actions)."""
-        with self.session() as session:
+        with self.reading() as session:
             rows = session.scalars(
                 select(GameRow)
                 .where(GameRow.owner == owner)
@@ -488,7 +504,7 @@ class Store:
             return [_stored(row, ()) for row in rows]
 
     def review(self, game_id: str, agent: str, length: int) -> dict[str, Any] | None:
-        with self.session() as session:
+        with self.reading() as session:
             row = session.get(ReviewRow, (game_id, agent))
             return row.data if row is not None and row.length == length else None
 
@@ -501,7 +517,7 @@ class Store:
                 row.length, row.data = length, data
 
     def count(self) -> int:
-        with self.session() as session:
+        with self.reading() as session:
             return session.scalar(select(func.count()).select_from(GameRow)) or 0
 
     @staticmethod
@@ -556,7 +572,10 @@ def open_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, full syncs, foreign keys and transactions
     that lock when they begin, so a killed server loses nothing it has said was stored
     and two changes at once are one after the other."""
-    engine = create_engine(url, pool_pre_ping=True)
+    server = not url.startswith("sqlite")
+    # a server's connections are kept (not opened and closed for each burst of requests)
+    pooled = {"pool_size": 20, "max_overflow": 10} if server else {}
+    engine = create_engine(url, pool_pre_ping=True, **pooled)
     if engine.dialect.name == "sqlite":
         database = engine.url.database
         if database and database != ":memory:":
@@ -573,10 +592,12 @@ def open_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _begin(connection: Any) -> None:
-            # SQLite ignores FOR UPDATE: a transaction takes the write lock when it begins,
-            # so what it read still holds when it writes (two people taking one seat, an
-            # action and a resignation at once: one after the other, never both).
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            # SQLite ignores FOR UPDATE: a transaction that writes takes the write lock
+            # when it begins, so what it read still holds when it writes (two people
+            # taking one seat, an action and a resignation at once: one after the other,
+            # never both). One that only reads sees a snapshot and waits for nobody.
+            reading = connection.get_execution_options().get("reading", False)
+            connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
     return engine
 
