@@ -86,13 +86,17 @@ def test_reset_starts_every_game_again() -> None:
     assert (batch.states == batch.start).all()
 
 
-def test_an_illegal_action_changes_no_game() -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_an_illegal_action_changes_no_game(threads: int) -> None:
     game = boardlab.new_game("linja")
-    batch = Batch(game, 4, seed=2)
+    batch = Batch(game, 4, seed=2, threads=threads)
     before = batch.states.copy()
     actions = batch.random_actions()
     actions[2] = 128  # pass, not legal at the start
-    with pytest.raises(IllegalActionError, match=r"illegal action 128 in game 2 of the batch"):
+    with pytest.raises(IllegalActionError, match=r"action 128 in game 2 of the batch \(1 illegal"):
+        batch.step(actions)
+    actions[1] = actions[3] = 129  # beyond the action space, in both halves
+    with pytest.raises(IllegalActionError, match=r"action 129 in game 1 of the batch \(3 illegal"):
         batch.step(actions)
     for bad in ([0, 1], np.array([1.5, 0, 0, 0]), [-1, 0, 0, 0], [999, 0, 0, 0]):
         with pytest.raises(IllegalActionError):

@@ -5,6 +5,8 @@ functions over a flat ``int64`` state array ``s`` and an ``int64`` options array
 
 * ``legal(s, p, out) -> int``: the legal actions, in the engine's ints and ascending
   order, written to ``out`` (at least ``MAX_LEGAL`` long); 0 exactly when the game is over;
+* ``moves(s, p, out) -> int``: ``legal`` of a position whose ``result`` is -1, for callers
+  that have just asked ``result`` (the check is not made twice);
 * ``apply(s, p, action)``: play a legal action in place (automatic steps included);
 * ``result(s, p) -> int``: -1 while the game goes on, else 0 or 1 (the winner) or 2 (draw);
 * ``to_act(s, p) -> int``: the player to act;

@@ -3,7 +3,7 @@
 ``Batch(game, n)`` holds ``n`` games of one game under one option set as rows of an
 ``int64`` array in the game's kernel encoding, and one ``step(actions)`` call plays an
 action in every game in a single compiled loop over the kernel's ``apply``, ``result``,
-``legal`` and ``observe``. It keeps, for every game, the observation of the player to
+``moves`` and ``observe``. It keeps, for every game, the observation of the player to
 act (``Game.observation``), the legal action mask over the game's flat action space, the
 player to act, and after each step the rewards of both players (1, -1 or 0 at the end, 0
 before) and whether the game just ended. A game that ends is started again in the same
@@ -30,12 +30,12 @@ from boardlab.fast import rng
 from boardlab.fast.batch import kernel_for
 from boardlab.fast.specialise import specialised
 
-KERNEL_FUNCTIONS = ("legal", "apply", "result", "observe", "to_act")
+KERNEL_FUNCTIONS = ("moves", "apply", "result", "observe", "to_act")
 
 
 @njit(cache=False)
 def _step_rows(
-    legal: Any,
+    moves: Any,
     apply: Any,
     result: Any,
     observe: Any,
@@ -52,12 +52,28 @@ def _step_rows(
     rewards: np.ndarray,
     ended: np.ndarray,
     final_obs: np.ndarray,
-    chunks: int,
+    illegal: np.ndarray,
+    check: bool,
 ) -> None:
     """Play ``actions[i]`` in game ``i`` (a negative action starts it again), then
-    refresh its legal actions, mask, player to act and observation; the rows are split
-    in ``chunks`` (run in parallel where compiled so)."""
-    n = states.shape[0]
+    refresh its legal actions, mask, player to act and observation. With ``check``, every
+    action is checked first and nothing is played if one is not legal (``illegal[c]``:
+    how many of chunk ``c`` are not, and the first). The rows are split in
+    ``len(illegal)`` chunks, run in parallel where compiled so: each thread checks, plays
+    and draws for the same rows, so no row's memory goes from one core to another."""
+    n, chunks = states.shape[0], illegal.shape[0]
+    if check:
+        for chunk in prange(chunks):
+            count, first = 0, -1
+            for i in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+                a = actions[i]
+                if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+                    first = i if count == 0 else first
+                    count += 1
+            illegal[chunk, 0] = count
+            illegal[chunk, 1] = first
+        if illegal[:, 0].sum() > 0:
+            return
     for chunk in prange(chunks):
         for i in range(chunk * n // chunks, (chunk + 1) * n // chunks):
             s = states[i]
@@ -79,7 +95,7 @@ def _step_rows(
                     s[:] = start
             for k in range(legal_n[i]):
                 masks[i, legal_a[i, k]] = 0
-            count = legal(s, p, legal_a[i])
+            count = moves(s, p, legal_a[i])  # the game goes on: ``result`` said so
             legal_n[i] = count
             for k in range(count):
                 masks[i, legal_a[i, k]] = 1
@@ -89,24 +105,27 @@ def _step_rows(
 
 
 @njit(cache=True)
-def _illegal(masks: np.ndarray, actions: np.ndarray) -> tuple[int, int]:
-    """The first game whose action is not legal (-1 if none) and how many are not."""
-    first, count = -1, 0
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
-            count += 1
-            if first < 0:
-                first = i
-    return first, count
-
-
-@njit(cache=True)
-def _random_actions(
-    legal_n: np.ndarray, legal_a: np.ndarray, generators: np.ndarray, out: np.ndarray
+def _draw(
+    legal_n: np.ndarray,
+    legal_a: np.ndarray,
+    generators: np.ndarray,
+    out: np.ndarray,
+    low: int,
+    high: int,
 ) -> None:
-    for i in range(legal_n.shape[0]):
+    """A uniform legal action for games ``low`` to ``high - 1``, each from its own stream."""
+    for i in range(low, high):
         out[i] = legal_a[i, rng.below(generators[i], legal_n[i])]
+
+
+@njit(cache=True, parallel=True)
+def _draw_in_chunks(
+    legal_n: np.ndarray, legal_a: np.ndarray, generators: np.ndarray, out: np.ndarray, chunks: int
+) -> None:
+    """``_draw`` for every game, each chunk of rows on the thread that steps it."""
+    n = legal_n.shape[0]
+    for chunk in prange(chunks):
+        _draw(legal_n, legal_a, generators, out, chunk * n // chunks, (chunk + 1) * n // chunks)
 
 
 class Batch:
@@ -131,6 +150,7 @@ class Batch:
         self.rewards = np.zeros((n, 2), np.float32)
         self.ended = np.zeros(n, np.bool_)
         self.generators = np.stack([rng.seeded(seed * 1_000_003 + i) for i in range(n)])
+        self._illegal = np.zeros((self.threads, 2), np.int64)
         self._step = specialised(
             _step_rows, kernel.__name__, KERNEL_FUNCTIONS, parallel=self.threads > 1
         )
@@ -154,8 +174,10 @@ class Batch:
                 ).format(n=self.n, shape=actions.shape, dtype=actions.dtype)
             )
         actions = actions.astype(np.int64, copy=False)
-        bad, count = _illegal(self.masks, actions)
-        if bad >= 0:
+        self._run(actions, check=True)
+        count = int(self._illegal[:, 0].sum())
+        if count:
+            bad = int(self._illegal[self._illegal[:, 0] > 0][0, 1])
             raise IllegalActionError(
                 _(
                     "illegal action {action} in game {index} of the batch ({count} illegal in "
@@ -167,9 +189,8 @@ class Batch:
                     legal=", ".join(map(str, self.legal_a[bad, : self.legal_n[bad]])),
                 )
             )
-        self._run(actions)
 
-    def _run(self, actions: np.ndarray) -> None:
+    def _run(self, actions: np.ndarray, check: bool = False) -> None:
         self._step(
             self.states,
             self.start,
@@ -183,11 +204,15 @@ class Batch:
             self.rewards,
             self.ended,
             self.final_observations,
-            self.threads,
+            self._illegal,
+            check,
         )
 
     def random_actions(self) -> np.ndarray:
         """A uniformly drawn legal action for every game (each game its own stream)."""
         out = np.empty(self.n, np.int64)
-        _random_actions(self.legal_n, self.legal_a, self.generators, out)
+        if self.threads > 1:
+            _draw_in_chunks(self.legal_n, self.legal_a, self.generators, out, self.threads)
+        else:
+            _draw(self.legal_n, self.legal_a, self.generators, out, 0, self.n)
         return out

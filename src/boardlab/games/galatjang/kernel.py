@@ -217,9 +217,13 @@ def _swept_stores(s: np.ndarray, pits: int) -> tuple[int, int]:
 
 @njit(cache=True)
 def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
+    return 0 if _round_over(s, p, (len(s) - 5) // 2) else moves(s, p, out)
+
+
+@njit(cache=True)
+def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
+    """``legal`` of a position known to go on (``result`` -1), without asking again."""
     pits = (len(s) - 5) // 2
-    if _round_over(s, p, pits):
-        return 0
     first = 0 if s[2 * pits + 2] == SOUTH else pits + 1
     count = 0
     for a in range(pits):

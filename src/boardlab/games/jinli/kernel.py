@@ -294,21 +294,17 @@ def result(s: np.ndarray, p: np.ndarray) -> int:
 def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``JinLi.observation`` of the position for player ``me``, number for number,
     written to ``out``."""
-    them = 1 - me
-    boards = (s[KOI_R + me], s[KOI_R + them], s[STONES])
-    out[: 3 * SQUARES] = 0.0
-    for k in range(3):
-        rest = boards[k]
-        while rest:
-            low = rest & -rest
-            out[k * SQUARES + _ctz(low)] = 1.0
-            rest ^= low
+    mine, theirs, placed = s[KOI_R + me], s[KOI_R + 1 - me], s[STONES]
+    for square in range(SQUARES):  # branch-free, so that it vectorises
+        out[square] = (mine >> square) & 1
+        out[SQUARES + square] = (theirs >> square) & 1
+        out[2 * SQUARES + square] = (placed >> square) & 1
     at = 3 * SQUARES
     stones = max(1, p[P_STONES])
     out[at] = s[SUPPLY_R + me] / stones
-    out[at + 1] = s[SUPPLY_R + them] / stones
+    out[at + 1] = s[SUPPLY_R + 1 - me] / stones
     out[at + 2] = min(1.0, s[SCORE_R + me] / p[P_TARGET])
-    out[at + 3] = min(1.0, s[SCORE_R + them] / p[P_TARGET])
+    out[at + 3] = min(1.0, s[SCORE_R + 1 - me] / p[P_TARGET])
     for phase in range(3):
         out[at + 4 + phase] = 1.0 if s[PHASE] == phase else 0.0
     out[at + 7] = s[PASSES] / 2
@@ -325,8 +321,12 @@ def to_act(s: np.ndarray, p: np.ndarray) -> int:
 
 @njit(cache=True)
 def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
-    if result(s, p) != -1:
-        return 0
+    return 0 if result(s, p) != -1 else moves(s, p, out)
+
+
+@njit(cache=True)
+def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
+    """``legal`` of a position known to go on (``result`` -1), without asking again."""
     stones = s[STONES]
     empty = ALL & ~(s[KOI_R] | s[KOI_Y] | stones)
     phase = s[PHASE]

@@ -345,10 +345,20 @@ def _step(
 def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
     b = _pack(s, 0)
     r = _pack(s, 8)
+    if _over(
+        b, r, int(s[PHASE]), int(s[EXTRA]), int(s[PASSES]), int(s[TURNS]), int(p[P_MAX_TURNS])
+    ):
+        return 0
+    return moves(s, p, out)
+
+
+@njit(cache=True)
+def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
+    """``legal`` of a position known to go on (``result`` -1), without asking again."""
+    b = _pack(s, 0)
+    r = _pack(s, 8)
     side = int(s[SIDE])
     phase = int(s[PHASE])
-    if _over(b, r, phase, int(s[EXTRA]), int(s[PASSES]), int(s[TURNS]), int(p[P_MAX_TURNS])):
-        return 0
     count = 0
     if phase == BONUS:
         mine, theirs = bonus_masks(b, r, side, int(p[P_GOAL_STEP_BACK]), int(p[P_NASTY]))
@@ -559,13 +569,17 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
 OBSERVATION_SIZE = 2 * ROWS + 9
 
 
+#: TWELFTHS[n]: n / 12, a side's share of its 12 pieces in a row, as the engine divides.
+TWELFTHS = np.array([n / 12 for n in range(13)])
+
+
 @njit(cache=True)
 def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``Linja.observation`` of the position for player ``me``, number for number,
     written to ``out``."""
-    for row in range(ROWS):
-        out[row] = s[me * ROWS + row] / 12
-        out[ROWS + row] = s[(1 - me) * ROWS + row] / 12
+    for row in range(ROWS):  # a table, not a division a row
+        out[row] = TWELFTHS[s[me * ROWS + row]]
+        out[ROWS + row] = TWELFTHS[s[(1 - me) * ROWS + row]]
     at = 2 * ROWS
     for phase in range(3):
         out[at + phase] = 1.0 if s[PHASE] == phase else 0.0
