@@ -28,6 +28,7 @@ from boardlab.core.game import Game
 from boardlab.core.i18n import _
 from boardlab.fast import rng
 from boardlab.fast.batch import kernel_for
+from boardlab.fast.borrow import row, whole
 from boardlab.fast.specialise import specialised
 
 KERNEL_FUNCTIONS = ("moves", "apply", "result", "observe", "to_act")
@@ -54,11 +55,11 @@ def _step_rows(
     final_obs: np.ndarray,
     illegal: np.ndarray,
     check: bool,
-) -> None:
+) -> int:
     """Play ``actions[i]`` in game ``i`` (a negative action starts it again), then
     refresh its legal actions, mask, player to act and observation. With ``check``, every
-    action is checked first and nothing is played if one is not legal (``illegal[c]``:
-    how many of chunk ``c`` are not, and the first). The rows are split in
+    action is checked first and nothing is played if one is not legal: the number
+    returned (``illegal[c]``: how many of chunk ``c`` are not, and the first). The rows are split in
     ``len(illegal)`` chunks, run in parallel where compiled so: each thread checks, plays
     and draws for the same rows, so no row's memory goes from one core to another."""
     n, chunks = states.shape[0], illegal.shape[0]
@@ -72,11 +73,13 @@ def _step_rows(
                     count += 1
             illegal[chunk, 0] = count
             illegal[chunk, 1] = first
-        if illegal[:, 0].sum() > 0:
-            return
+        refused = illegal[:, 0].sum()
+        if refused > 0:
+            return refused
     for chunk in prange(chunks):
+        options = whole(p)  # borrowed views: no reference counting in the kernel's calls
         for i in range(chunk * n // chunks, (chunk + 1) * n // chunks):
-            s = states[i]
+            s = row(states, i)
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
             ended[i] = False
@@ -84,24 +87,26 @@ def _step_rows(
                 s[:] = start
             else:
                 mover = acting[i]
-                apply(s, p, actions[i])
-                outcome = result(s, p)
+                apply(s, options, actions[i])
+                outcome = result(s, options)
                 if outcome >= 0:
                     ended[i] = True
                     if outcome < 2:
                         rewards[i, outcome] = 1.0
                         rewards[i, 1 - outcome] = -1.0
-                    observe(s, p, mover, final_obs[i])
+                    observe(s, options, mover, row(final_obs, i))
                     s[:] = start
+            legal = row(legal_a, i)
             for k in range(legal_n[i]):
-                masks[i, legal_a[i, k]] = 0
-            count = moves(s, p, legal_a[i])  # the game goes on: ``result`` said so
+                masks[i, legal[k]] = 0
+            count = moves(s, options, legal)  # the game goes on: ``result`` said so
             legal_n[i] = count
             for k in range(count):
-                masks[i, legal_a[i, k]] = 1
-            player = to_act(s, p)
+                masks[i, legal[k]] = 1
+            player = to_act(s, options)
             acting[i] = player
-            observe(s, p, player, obs[i])
+            observe(s, options, player, row(obs, i))
+    return 0
 
 
 @njit(cache=True)
@@ -166,7 +171,7 @@ class Batch:
         """Play ``actions[i]`` in game ``i``, for every game. Every action is checked
         first: an illegal one raises ``IllegalActionError`` and no game changes."""
         actions = np.asarray(actions)
-        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
+        if actions.shape != (self.n,) or actions.dtype.kind not in "iu":
             raise IllegalActionError(
                 _(
                     "expected {n} integer actions, one a game, got an array of shape {shape} "
@@ -174,8 +179,7 @@ class Batch:
                 ).format(n=self.n, shape=actions.shape, dtype=actions.dtype)
             )
         actions = actions.astype(np.int64, copy=False)
-        self._run(actions, check=True)
-        count = int(self._illegal[:, 0].sum())
+        count = self._run(actions, check=True)
         if count:
             bad = int(self._illegal[self._illegal[:, 0] > 0][0, 1])
             raise IllegalActionError(
@@ -190,22 +194,24 @@ class Batch:
                 )
             )
 
-    def _run(self, actions: np.ndarray, check: bool = False) -> None:
-        self._step(
-            self.states,
-            self.start,
-            self.p,
-            actions,
-            self.legal_n,
-            self.legal_a,
-            self.masks,
-            self.observations,
-            self.to_act,
-            self.rewards,
-            self.ended,
-            self.final_observations,
-            self._illegal,
-            check,
+    def _run(self, actions: np.ndarray, check: bool = False) -> int:
+        return int(
+            self._step(
+                self.states,
+                self.start,
+                self.p,
+                actions,
+                self.legal_n,
+                self.legal_a,
+                self.masks,
+                self.observations,
+                self.to_act,
+                self.rewards,
+                self.ended,
+                self.final_observations,
+                self._illegal,
+                check,
+            )
         )
 
     def random_actions(self) -> np.ndarray:

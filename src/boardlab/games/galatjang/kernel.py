@@ -487,7 +487,7 @@ def observation_size(pits: int) -> int:
     return 4 * pits + 6
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")  # no ZeroDivisionError paths: p is valid
 def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``Galatjang.observation`` of the position for player ``me``, number for number,
     written to ``out``."""

@@ -290,7 +290,7 @@ def result(s: np.ndarray, p: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")  # no ZeroDivisionError paths: p is valid
 def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``JinLi.observation`` of the position for player ``me``, number for number,
     written to ``out``."""

@@ -573,7 +573,7 @@ OBSERVATION_SIZE = 2 * ROWS + 9
 TWELFTHS = np.array([n / 12 for n in range(13)])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")  # no ZeroDivisionError paths: p is valid
 def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``Linja.observation`` of the position for player ``me``, number for number,
     written to ``out``."""
