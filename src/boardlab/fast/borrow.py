@@ -15,10 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba import config, types
-from numba.core import cgutils
+import numba
+from numba import types
+from numba.core import cgutils as _cgutils
 from numba.extending import intrinsic
-from numba.np.arrayobj import make_array, populate_array
+from numba.np import arrayobj
+
+cgutils: Any = _cgutils  # numba's code generation helpers carry no type hints
+make_array: Any = arrayobj.make_array
+populate_array: Any = arrayobj.populate_array
 
 
 @intrinsic
@@ -83,7 +88,8 @@ def _plain_whole(array: Any) -> Any:
     return array
 
 
+_PLAIN = bool(getattr(numba.config, "DISABLE_JIT", False))
 #: ``row(a, i)``: row ``i`` of the C-contiguous 2-D array ``a``, borrowed.
-row = _plain_row if config.DISABLE_JIT else _row
+row: Any = _plain_row if _PLAIN else _row
 #: ``whole(a)``: the C-contiguous 1-D array ``a``, borrowed.
-whole = _plain_whole if config.DISABLE_JIT else _whole
+whole: Any = _plain_whole if _PLAIN else _whole

@@ -75,7 +75,7 @@ def _step_rows(
             illegal[chunk, 1] = first
         refused = illegal[:, 0].sum()
         if refused > 0:
-            return refused
+            return int(refused)
     for chunk in prange(chunks):
         options = whole(p)  # borrowed views: no reference counting in the kernel's calls
         for i in range(chunk * n // chunks, (chunk + 1) * n // chunks):
