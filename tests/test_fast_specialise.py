@@ -58,3 +58,77 @@ def test_the_template_must_start_with_the_kernel_functions() -> None:
 
     with pytest.raises(ValueError, match="does not start with parameters"):
         specialised(_perft, boardlab.new_game("linja").kernel or "", ("apply", "legal"))
+
+
+FAKE_KERNEL = """
+from numba import njit
+
+
+@njit(cache=True)
+def legal(s, p, out):
+    for k in range({moves}):
+        out[k] = k
+    return {moves}
+
+
+@njit(cache=True)
+def apply(s, p, action):
+    s[0] += action
+"""
+
+FAKE_CHILD = """
+import numpy as np
+from boardlab.fast import perft
+from boardlab.fast.specialise import specialised
+count = specialised(perft._perft, "fakegame.kernel", ("legal", "apply"), inline={inline})
+print(count(np.zeros(1, np.int64), np.zeros(1, np.int64), 3, 8), count.__module__)
+"""
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_a_changed_kernel_is_compiled_again(tmp_path: Path, inline: bool) -> None:
+    # Numba's own cache of the generated module would keep the old kernel's code.
+    package = tmp_path / "fakegame"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    env = {
+        **os.environ,
+        "BOARDLAB_COMPILED": str(tmp_path / "compiled"),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+    }
+    seen = []
+    for moves in (2, 3, 2):
+        (package / "kernel.py").write_text(FAKE_KERNEL.format(moves=moves))
+        done = subprocess.run(
+            [sys.executable, "-c", FAKE_CHILD.format(inline=inline)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        count, module = done.stdout.split()
+        assert int(count) == moves**3
+        seen.append(module)
+    assert seen[0] != seen[1] and seen[0] == seen[2]  # the first one's cache serves again
+
+
+def test_a_helper_is_bound_to_the_kernel_and_compiled_beside_the_template() -> None:
+    from boardlab.fast import vector
+
+    kernel = str(boardlab.new_game("linja").kernel)
+    step = vector.specialised(
+        vector._step_rows,
+        kernel,
+        vector.KERNEL_FUNCTIONS,
+        inline=True,
+        helpers=(vector.play_rows,),
+    )
+    module = sys.modules[step.__module__]
+    assert "parallel" not in module.play_rows.targetoptions  # run inside the prange loop
+    assert "play_rows(states, start, p," in Path(str(module.__file__)).read_text()
+    # The kernel's functions must be passed on first, as the template receives them.
+    with pytest.raises(ValueError, match="does not start with parameters"):
+        vector.specialised(
+            vector._step_rows, kernel, ("apply", "moves"), helpers=(vector.play_rows,)
+        )

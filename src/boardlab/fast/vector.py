@@ -35,6 +35,62 @@ KERNEL_FUNCTIONS = ("moves", "apply", "result", "observe", "to_act")
 
 
 @njit(cache=False)
+def play_rows(
+    moves: Any,
+    apply: Any,
+    result: Any,
+    observe: Any,
+    to_act: Any,
+    states: np.ndarray,
+    start: np.ndarray,
+    p: np.ndarray,
+    actions: np.ndarray,
+    legal_n: np.ndarray,
+    legal_a: np.ndarray,
+    masks: np.ndarray,
+    obs: np.ndarray,
+    acting: np.ndarray,
+    rewards: np.ndarray,
+    ended: np.ndarray,
+    final_obs: np.ndarray,
+    low: int,
+    high: int,
+) -> None:
+    """Play ``actions[i]`` in games ``low`` to ``high - 1`` (a negative action starts
+    the game again), then refresh their legal actions, masks, players to act and
+    observations."""
+    options = whole(p)  # borrowed views: no reference counting in the kernel's calls
+    for i in range(low, high):
+        s = row(states, i)
+        rewards[i, 0] = 0.0
+        rewards[i, 1] = 0.0
+        ended[i] = False
+        if actions[i] < 0:
+            s[:] = start
+        else:
+            mover = acting[i]
+            apply(s, options, actions[i])
+            outcome = result(s, options)
+            if outcome >= 0:
+                ended[i] = True
+                if outcome < 2:
+                    rewards[i, outcome] = 1.0
+                    rewards[i, 1 - outcome] = -1.0
+                observe(s, options, mover, row(final_obs, i))
+                s[:] = start
+        legal = row(legal_a, i)
+        for k in range(legal_n[i]):
+            masks[i, legal[k]] = 0
+        count = moves(s, options, legal)  # the game goes on: ``result`` said so
+        legal_n[i] = count
+        for k in range(count):
+            masks[i, legal[k]] = 1
+        player = to_act(s, options)
+        acting[i] = player
+        observe(s, options, player, row(obs, i))
+
+
+@njit(cache=False)
 def _step_rows(
     moves: Any,
     apply: Any,
@@ -56,12 +112,11 @@ def _step_rows(
     illegal: np.ndarray,
     check: bool,
 ) -> int:
-    """Play ``actions[i]`` in game ``i`` (a negative action starts it again), then
-    refresh its legal actions, mask, player to act and observation. With ``check``, every
-    action is checked first and nothing is played if one is not legal: the number
-    returned (``illegal[c]``: how many of chunk ``c`` are not, and the first). The rows are split in
-    ``len(illegal)`` chunks, run in parallel where compiled so: each thread checks, plays
-    and draws for the same rows, so no row's memory goes from one core to another."""
+    """``play_rows`` for every game. With ``check``, every action is checked first and
+    nothing is played if one is not legal: the number returned (``illegal[c]``: how
+    many of chunk ``c`` are not, and the first). The rows are split in ``len(illegal)``
+    chunks, run in parallel where compiled so: each thread checks, plays and draws for
+    the same rows, so no row's memory goes from one core to another."""
     n, chunks = states.shape[0], illegal.shape[0]
     if check:
         for chunk in prange(chunks):
@@ -77,35 +132,27 @@ def _step_rows(
         if refused > 0:
             return int(refused)
     for chunk in prange(chunks):
-        options = whole(p)  # borrowed views: no reference counting in the kernel's calls
-        for i in range(chunk * n // chunks, (chunk + 1) * n // chunks):
-            s = row(states, i)
-            rewards[i, 0] = 0.0
-            rewards[i, 1] = 0.0
-            ended[i] = False
-            if actions[i] < 0:
-                s[:] = start
-            else:
-                mover = acting[i]
-                apply(s, options, actions[i])
-                outcome = result(s, options)
-                if outcome >= 0:
-                    ended[i] = True
-                    if outcome < 2:
-                        rewards[i, outcome] = 1.0
-                        rewards[i, 1 - outcome] = -1.0
-                    observe(s, options, mover, row(final_obs, i))
-                    s[:] = start
-            legal = row(legal_a, i)
-            for k in range(legal_n[i]):
-                masks[i, legal[k]] = 0
-            count = moves(s, options, legal)  # the game goes on: ``result`` said so
-            legal_n[i] = count
-            for k in range(count):
-                masks[i, legal[k]] = 1
-            player = to_act(s, options)
-            acting[i] = player
-            observe(s, options, player, row(obs, i))
+        play_rows(
+            moves,
+            apply,
+            result,
+            observe,
+            to_act,
+            states,
+            start,
+            p,
+            actions,
+            legal_n,
+            legal_a,
+            masks,
+            obs,
+            acting,
+            rewards,
+            ended,
+            final_obs,
+            chunk * n // chunks,
+            (chunk + 1) * n // chunks,
+        )
     return 0
 
 
@@ -157,7 +204,12 @@ class Batch:
         self.generators = np.stack([rng.seeded(seed * 1_000_003 + i) for i in range(n)])
         self._illegal = np.zeros((self.threads, 2), np.int64)
         self._step = specialised(
-            _step_rows, kernel.__name__, KERNEL_FUNCTIONS, parallel=self.threads > 1
+            _step_rows,
+            kernel.__name__,
+            KERNEL_FUNCTIONS,
+            parallel=self.threads > 1,
+            inline=True,
+            helpers=(play_rows,),
         )
         self.reset()
 
