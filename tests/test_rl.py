@@ -197,13 +197,18 @@ def test_a_clear_error_without_the_rl_extra(monkeypatch: pytest.MonkeyPatch) -> 
         import boardlab.rl.pettingzoo  # noqa: F401
 
 
+@pytest.mark.parametrize("copy", [True, False])
 @pytest.mark.parametrize("game_id", GAMES)
-def test_the_vector_env_is_the_batch_with_the_mover_s_reward(game_id: str) -> None:
+def test_the_vector_env_is_the_batch_with_the_mover_s_reward(game_id: str, copy: bool) -> None:
     from boardlab.fast.vector import Batch
 
     env = gymnasium.make_vec(
-        boardlab_gym.env_id(game_id), num_envs=6, vectorization_mode="vector_entry_point"
+        boardlab_gym.env_id(game_id),
+        num_envs=6,
+        vectorization_mode="vector_entry_point",
+        copy=copy,
     )
+    own = env.unwrapped.batch.observations
     batch = Batch(boardlab.new_game(game_id), 6)
     observations, infos = env.reset(seed=2)
     ended = 0
@@ -216,6 +221,7 @@ def test_the_vector_env_is_the_batch_with_the_mover_s_reward(game_id: str) -> No
         movers = batch.to_act.copy()
         batch.step(actions)
         observations, rewards, terminated, truncated, infos = env.step(actions)
+        assert (observations is own) is not copy  # without copy: the batch's own array
         assert (rewards == batch.rewards[np.arange(6), movers]).all()
         assert (terminated == batch.ended).all() and not truncated.any()
         assert (infos["final_obs"][terminated] == batch.final_observations[terminated]).all()

@@ -295,10 +295,11 @@ def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``JinLi.observation`` of the position for player ``me``, number for number,
     written to ``out``."""
     mine, theirs, placed = s[KOI_R + me], s[KOI_R + 1 - me], s[STONES]
-    for square in range(SQUARES):  # branch-free, so that it vectorises
-        out[square] = (mine >> square) & 1
-        out[SQUARES + square] = (theirs >> square) & 1
-        out[2 * SQUARES + square] = (placed >> square) & 1
+    for square in range(SQUARES):  # selects without branches: LLVM vectorises them
+        bit = 1 << square
+        out[square] = 1.0 if mine & bit else 0.0
+        out[SQUARES + square] = 1.0 if theirs & bit else 0.0
+        out[2 * SQUARES + square] = 1.0 if placed & bit else 0.0
     at = 3 * SQUARES
     stones = max(1, p[P_STONES])
     out[at] = s[SUPPLY_R + me] / stones
