@@ -560,13 +560,16 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             if data["type"] == "ping":
                 return {"type": "pong"}
             line = check_line(data.get("text"))
-            if not chatter.allow(f"{game_id}:{viewer.secrets}"):
-                raise TooMany(
-                    _("too many chat lines: at most {most} in {seconds} seconds").format(
-                        most=CHAT_LINES, seconds=int(CHAT_SECONDS)
+
+            def admit() -> None:
+                if not chatter.allow(f"{game_id}:{viewer.secrets}"):
+                    raise TooMany(
+                        _("too many chat lines: at most {most} in {seconds} seconds").format(
+                            most=CHAT_LINES, seconds=int(CHAT_SECONDS)
+                        )
                     )
-                )
-            await service.say(game_id, line, viewer)
+
+            await service.say(game_id, line, viewer, admit)
         except BoardlabError as error:
             return error_message(str(error))
         return None

@@ -368,13 +368,17 @@ class GameService:
             await self.tell(game_id)
         return kept
 
-    async def say(self, game_id: str, text: str, viewer: Viewer) -> None:
+    async def say(
+        self, game_id: str, text: str, viewer: Viewer, admit: Callable[[], None] = lambda: None
+    ) -> None:
         """Keep a line of chat from a player of a game online (``text`` already checked)
-        and send it to the players' pages, here and in the other server processes."""
+        and send it to the players' pages, here and in the other server processes.
+        ``admit`` (the caller's rate limit, raising to refuse) counts players' lines only."""
         stored = await run_in_threadpool(self.store.load, game_id)
         seats = viewer.seats(stored)
         if not online(stored) or not seats:
             raise NotYourSeat(_("only the two players of a game online chat, and you hold no seat"))
+        admit()
         line = await run_in_threadpool(self.store.say, game_id, min(seats), text)
         await self._tell_chat(stored, [line])
 
