@@ -35,7 +35,7 @@ KERNEL_FUNCTIONS = ("moves", "apply", "result", "observe", "to_act")
 
 
 @njit(cache=False)
-def play_rows(
+def _play_rows(
     moves: Any,
     apply: Any,
     result: Any,
@@ -112,7 +112,7 @@ def _step_rows(
     illegal: np.ndarray,
     check: bool,
 ) -> int:
-    """``play_rows`` for every game. With ``check``, every action is checked first and
+    """``_play_rows`` for every game. With ``check``, every action is checked first and
     nothing is played if one is not legal: the number returned (``illegal[c]``: how
     many of chunk ``c`` are not, and the first). The rows are split in ``len(illegal)``
     chunks, run in parallel where compiled so: each thread checks, plays and draws for
@@ -132,7 +132,7 @@ def _step_rows(
         if refused > 0:
             return int(refused)
     for chunk in prange(chunks):
-        play_rows(
+        _play_rows(
             moves,
             apply,
             result,
@@ -209,7 +209,7 @@ class Batch:
             KERNEL_FUNCTIONS,
             parallel=self.threads > 1,
             inline=True,
-            helpers=(play_rows,),
+            helpers=(_play_rows,),
         )
         self.reset()
 
