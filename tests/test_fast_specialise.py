@@ -26,17 +26,20 @@ print(sum(count.stats.cache_hits.values()), sum(count.stats.cache_misses.values(
 """
 
 
-def child(game_id: str, folder: Path) -> tuple[int, int, int]:
+def run(code: str, folder: Path, path: str = "") -> list[str]:
+    """The words ``code`` prints in a new process that compiles into ``folder``."""
     env = {**os.environ, "BOARDLAB_COMPILED": str(folder)}
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join([path, os.environ.get("PYTHONPATH", "")])
     done = subprocess.run(
-        [sys.executable, "-c", CHILD.format(game=game_id)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0 and "Warning" not in done.stderr, done.stderr
-    count, hits, misses = done.stdout.split()
+    return done.stdout.split()
+
+
+def child(game_id: str, folder: Path) -> tuple[int, int, int]:
+    count, hits, misses = run(CHILD.format(game=game_id), folder)
     return int(count), int(hits), int(misses)
 
 
@@ -91,23 +94,10 @@ def test_a_changed_kernel_is_compiled_again(tmp_path: Path, inline: bool) -> Non
     package = tmp_path / "fakegame"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    env = {
-        **os.environ,
-        "BOARDLAB_COMPILED": str(tmp_path / "compiled"),
-        "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
-    }
     seen = []
     for moves in (2, 3, 2):
         (package / "kernel.py").write_text(FAKE_KERNEL.format(moves=moves))
-        done = subprocess.run(
-            [sys.executable, "-c", FAKE_CHILD.format(inline=inline)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr
-        count, module = done.stdout.split()
+        count, module = run(FAKE_CHILD.format(inline=inline), tmp_path / "compiled", str(tmp_path))
         assert int(count) == moves**3
         seen.append(module)
     assert seen[0] != seen[1] and seen[0] == seen[2]  # the first one's cache serves again
