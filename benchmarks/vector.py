@@ -1,11 +1,12 @@
 """The batched environment beside pgx on the CPU, measured in one run.
 
 boardlab: ``boardlab.fast.vector.Batch`` of each game at batch 1, 64, 1024 and 4096, on
-1 and 2 threads: one step plays a uniformly drawn legal action in every game (drawn in
-compiled code from the batch's own streams) and computes every game's observation and
-legal-action mask; a game that ends starts again in the same step, so every move counted
-is a live move. The Gymnasium vector-env face (``gymnasium.make_vec``, which copies the
-arrays it returns unless ``copy=False``) is measured at batch 1024 too, on 2 threads.
+1 and 2 threads (2 where each gets ``ROWS_A_THREAD`` rows): one step plays a uniformly
+drawn legal action in every game (drawn in compiled code from the batch's own streams)
+and computes every game's observation and legal-action mask; a game that ends starts
+again in the same step, so every move counted is a live move. The Gymnasium vector-env
+face (``gymnasium.make_vec``, which copies the arrays it returns unless ``copy=False``)
+is measured at batch 1024 too, on 2 threads.
 
 pgx 2.6 (JAX on the CPU): ``connect_four`` and ``othello``, ``jax.vmap`` of ``env.step``
 under pgx's same-step ``auto_reset``, random legal actions from ``jax.random.categorical``
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import boardlab
-from boardlab.fast.vector import Batch
+from boardlab.fast.vector import ROWS_A_THREAD, Batch
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PGX_GAMES = ("connect_four", "othello")
@@ -153,7 +154,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for game_id in boardlab.game_ids():
         for batch in batches:
-            for threads in (1, 2):
+            for threads in (1, 2) if batch >= 2 * ROWS_A_THREAD else (1,):
                 rate = boardlab_rate(game_id, batch, threads, args.seconds)
                 rows.append(
                     {

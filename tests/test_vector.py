@@ -64,7 +64,8 @@ def test_every_step_of_a_batch_is_the_engine_s(game_id: str) -> None:
 @pytest.mark.parametrize("game_id", boardlab.game_ids())
 def test_threads_change_nothing_but_speed(game_id: str) -> None:
     game = boardlab.new_game(game_id)
-    one, two = Batch(game, 33, seed=3), Batch(game, 33, seed=3, threads=2)
+    one, two = Batch(game, 129, seed=3), Batch(game, 129, seed=3, threads=2)
+    assert two.threads == 2
     for _ in range(200):
         actions = one.random_actions()
         assert (two.random_actions() == actions).all()
@@ -89,17 +90,23 @@ def test_reset_starts_every_game_again() -> None:
 @pytest.mark.parametrize("threads", [1, 2])
 def test_an_illegal_action_changes_no_game(threads: int) -> None:
     game = boardlab.new_game("linja")
-    batch = Batch(game, 4, seed=2, threads=threads)
+    batch = Batch(game, 128, seed=2, threads=threads)
+    assert batch.threads == threads
     before = batch.states.copy()
     actions = batch.random_actions()
-    actions[2] = 128  # pass, not legal at the start
-    with pytest.raises(IllegalActionError, match=r"action 128 in game 2 of the batch \(1 illegal"):
+    actions[70] = 128  # pass, not legal at the start
+    with pytest.raises(IllegalActionError, match=r"action 128 in game 70 of the batch \(1 illegal"):
         batch.step(actions)
-    actions[1] = actions[3] = 129  # beyond the action space, in both halves
+    actions[1] = actions[127] = 129  # beyond the action space, in both halves
     with pytest.raises(IllegalActionError, match=r"action 129 in game 1 of the batch \(3 illegal"):
         batch.step(actions)
-    for bad in ([0, 1], np.array([1.5, 0, 0, 0]), [-1, 0, 0, 0], [999, 0, 0, 0]):
-        with pytest.raises(IllegalActionError):
+    for bad, why in (
+        ([0, 1], "expected 128 integer actions"),
+        (np.full(128, 1.5), "expected 128 integer actions"),
+        (np.full(128, -1), "action -1 in game 0"),
+        (np.full(128, 999), "action 999 in game 0"),
+    ):
+        with pytest.raises(IllegalActionError, match=why):
             batch.step(bad)
     assert (batch.states == before).all()
     with pytest.raises(ValueError, match="at least 1 game"):

@@ -12,8 +12,9 @@ ended, from the side of the player who made its last action).
 
 The step is one template specialised per kernel (``fast.specialise``), so every game
 gets it and numba caches it on disk; with ``threads`` > 1 the rows are split over that
-many threads. ``random_actions`` draws a uniform legal action for every game from one
-generator stream per game, for benchmarks and random opponents.
+many threads, each given at least ``ROWS_A_THREAD`` rows (fewer cost more in starting
+the threads than they gain). ``random_actions`` draws a uniform legal action for every
+game from one generator stream per game, for benchmarks and random opponents.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from boardlab.fast.borrow import row, whole
 from boardlab.fast.specialise import specialised
 
 KERNEL_FUNCTIONS = ("moves", "apply", "result", "observe", "to_act")
+#: The fewest rows a thread is given (``benchmarks/vector.py``: at 64 games two threads
+#: are slower than one, at 128 even, at 256 a third faster).
+ROWS_A_THREAD = 64
 
 
 @njit(cache=False)
@@ -188,7 +192,8 @@ class Batch:
         if n < 1:
             raise ValueError(_("a batch needs at least 1 game, got {n}").format(n=n))
         kernel = kernel_for(game)
-        self.game, self.n, self.threads = game, n, max(1, min(threads, n))
+        self.game, self.n = game, n
+        self.threads = max(1, min(threads, n // ROWS_A_THREAD))
         self.p = kernel.params(game)
         self.start = kernel.encode(game, game.initial_state())
         size = len(game.observation(game.initial_state()))
