@@ -33,8 +33,8 @@ from boardlab.fast.borrow import row, whole
 from boardlab.fast.specialise import specialised
 
 KERNEL_FUNCTIONS = ("moves", "apply", "result", "observe", "to_act")
-#: The fewest rows a thread is given (``benchmarks/vector.py``: at 64 games two threads
-#: are slower than one, at 128 even, at 256 a third faster).
+#: The fewest rows a thread is given (measured on 2 cores: at 64 games two threads are
+#: slower than one, at 128 about even, at 256 a third faster).
 ROWS_A_THREAD = 64
 
 
