@@ -116,7 +116,7 @@ def test_a_helper_is_bound_to_the_kernel_and_compiled_beside_the_template() -> N
     )
     module = sys.modules[step.__module__]
     assert "parallel" not in module._play_rows.targetoptions  # run inside the prange loop
-    assert "_play_rows(states, start, p," in Path(str(module.__file__)).read_text()
+    assert "_play_rows(rows, actions," in Path(str(module.__file__)).read_text()
     # The kernel's functions must be passed on first, as the template receives them.
     with pytest.raises(ValueError, match="does not start with parameters"):
         vector.specialised(

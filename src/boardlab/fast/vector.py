@@ -45,24 +45,15 @@ def _play_rows(
     result: Any,
     observe: Any,
     to_act: Any,
-    states: np.ndarray,
-    start: np.ndarray,
-    p: np.ndarray,
+    rows: tuple[np.ndarray, ...],
     actions: np.ndarray,
-    legal_n: np.ndarray,
-    legal_a: np.ndarray,
-    masks: np.ndarray,
-    obs: np.ndarray,
-    acting: np.ndarray,
-    rewards: np.ndarray,
-    ended: np.ndarray,
-    final_obs: np.ndarray,
     low: int,
     high: int,
 ) -> None:
     """Play ``actions[i]`` in games ``low`` to ``high - 1`` (a negative action starts
     the game again), then refresh their legal actions, masks, players to act and
-    observations."""
+    observations. ``rows`` holds the batch's arrays (``Batch._rows``)."""
+    states, start, p, legal_n, legal_a, masks, obs, acting, rewards, ended, final_obs = rows
     options = whole(p)  # borrowed views: no reference counting in the kernel's calls
     for i in range(low, high):
         s = row(states, i)
@@ -101,18 +92,8 @@ def _step_rows(
     result: Any,
     observe: Any,
     to_act: Any,
-    states: np.ndarray,
-    start: np.ndarray,
-    p: np.ndarray,
+    rows: tuple[np.ndarray, ...],
     actions: np.ndarray,
-    legal_n: np.ndarray,
-    legal_a: np.ndarray,
-    masks: np.ndarray,
-    obs: np.ndarray,
-    acting: np.ndarray,
-    rewards: np.ndarray,
-    ended: np.ndarray,
-    final_obs: np.ndarray,
     illegal: np.ndarray,
     check: bool,
 ) -> int:
@@ -121,7 +102,7 @@ def _step_rows(
     many of chunk ``c`` are not, and the first). The rows are split in ``len(illegal)``
     chunks, run in parallel where compiled so: each thread checks, plays and draws for
     the same rows, so no row's memory goes from one core to another."""
-    n, chunks = states.shape[0], illegal.shape[0]
+    n, chunks, masks = actions.shape[0], illegal.shape[0], rows[5]
     if check:
         for chunk in prange(chunks):
             count, first = 0, -1
@@ -142,18 +123,8 @@ def _step_rows(
             result,
             observe,
             to_act,
-            states,
-            start,
-            p,
+            rows,
             actions,
-            legal_n,
-            legal_a,
-            masks,
-            obs,
-            acting,
-            rewards,
-            ended,
-            final_obs,
             chunk * n // chunks,
             (chunk + 1) * n // chunks,
         )
@@ -208,6 +179,20 @@ class Batch:
         self.ended = np.zeros(n, np.bool_)
         self.generators = np.stack([rng.seeded(seed * 1_000_003 + i) for i in range(n)])
         self._illegal = np.zeros((self.threads, 2), np.int64)
+        #: The arrays the compiled step reads and writes, in the order it takes them.
+        self._rows = (
+            self.states,
+            self.start,
+            self.p,
+            self.legal_n,
+            self.legal_a,
+            self.masks,
+            self.observations,
+            self.to_act,
+            self.rewards,
+            self.ended,
+            self.final_observations,
+        )
         self._step = specialised(
             _step_rows,
             kernel.__name__,
@@ -252,24 +237,7 @@ class Batch:
             )
 
     def _run(self, actions: np.ndarray, check: bool = False) -> int:
-        return int(
-            self._step(
-                self.states,
-                self.start,
-                self.p,
-                actions,
-                self.legal_n,
-                self.legal_a,
-                self.masks,
-                self.observations,
-                self.to_act,
-                self.rewards,
-                self.ended,
-                self.final_observations,
-                self._illegal,
-                check,
-            )
-        )
+        return int(self._step(self._rows, actions, self._illegal, check))
 
     def random_actions(self) -> np.ndarray:
         """A uniformly drawn legal action for every game (each game its own stream)."""
