@@ -147,10 +147,17 @@ def pgx_rate(python: str, game: str, batch: int, seconds: float) -> dict[str, An
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--batches", default="1,64,1024,4096")
+    parser.add_argument("--batches", default="1,64,1024,4096", help="batch sizes, comma-separated")
     parser.add_argument("--pgx-python", help="a Python with pgx and JAX installed")
     args = parser.parse_args()
-    batches = [int(b) for b in args.batches.split(",")]
+    if args.seconds <= 0:
+        parser.error(f"--seconds {args.seconds:g}: give a positive number of seconds")
+    try:
+        batches = [int(b) for b in args.batches.split(",")]
+    except ValueError:
+        batches = []
+    if not batches or min(batches) < 1:
+        parser.error(f"--batches {args.batches!r}: give batch sizes like 1,64,1024")
     rows: list[dict[str, Any]] = []
     for game_id in boardlab.game_ids():
         for batch in batches:
