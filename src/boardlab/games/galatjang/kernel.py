@@ -352,10 +352,45 @@ def _end_turn(s: np.ndarray, p: np.ndarray, pits: int) -> None:
 def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
     pits = (len(s) - 5) // 2
     side = s[2 * pits + 2]
+    if pits <= PACKED_PITS and p[SOW_OPPONENT_STORE] != 0 and p[SKIP_ORIGIN] == 0:
+        again = _sow_in_words(s, p, pits, side, action)
+        if again != -1:
+            if again == 1 and _has_seeds(s, pits, side):
+                return
+            _end_turn(s, p, pits)
+            return
     origin = action if side == SOUTH else pits + 1 + action
     if sow(s, p, pits, side, origin) and _has_seeds(s, pits, side):
         return  # the same player sows again, same turn
     _end_turn(s, p, pits)
+
+
+@njit(inline="always")
+def _sow_in_words(s: np.ndarray, p: np.ndarray, pits: int, side: int, action: int) -> int:
+    """``sow`` by the packed sower where it applies (the default sowing rules, no
+    blocked pit, at most 255 seeds): 1 if the last seed fell into the mover's store, 0 if
+    not, -1 with nothing changed where it does not apply. A sowing then costs a few table
+    lookups a relay instead of a step a seed."""
+    first = 0 if side == SOUTH else pits + 1
+    other = pits + 1 - first
+    mine = 0
+    theirs = 0
+    total = 0
+    negative = 0
+    for b in range(pits + 1):
+        mine |= s[first + b] << (8 * b)
+        theirs |= s[other + b] << (8 * b)
+        total += s[first + b] + s[other + b]
+        negative |= s[first + b] | s[other + b]
+    if negative < 0 or total > FAST_SEEDS:
+        return -1
+    mine, theirs, again = _sow_packed_inline(
+        mine, theirs, pits, FAST_TABLES[pits], action, p[LONE_STORE] != 0
+    )
+    for b in range(pits + 1):
+        s[first + b] = (mine >> (8 * b)) & 255
+        s[other + b] = (theirs >> (8 * b)) & 255
+    return 1 if again else 0
 
 
 @njit(cache=True)
