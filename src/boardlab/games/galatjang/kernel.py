@@ -226,10 +226,9 @@ def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
     pits = (len(s) - 5) // 2
     first = 0 if s[2 * pits + 2] == SOUTH else pits + 1
     count = 0
-    for a in range(pits):
-        if s[first + a] > 0:
-            out[count] = a
-            count += 1
+    for a in range(pits):  # written always, counted if playable: no branch to mispredict
+        out[count] = a
+        count += s[first + a] > 0
     return count
 
 
@@ -354,9 +353,9 @@ def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
     side = s[2 * pits + 2]
     if pits <= PACKED_PITS and p[SOW_OPPONENT_STORE] != 0 and p[SKIP_ORIGIN] == 0:
         again = _sow_in_words(s, p, pits, side, action)
-        if again != -1:
-            if again == 1 and _has_seeds(s, pits, side):
-                return
+        if again == 1:
+            return  # the same player sows again, same turn
+        if again == 0:
             _end_turn(s, p, pits)
             return
     origin = action if side == SOUTH else pits + 1 + action
@@ -368,9 +367,10 @@ def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
 @njit(inline="always")
 def _sow_in_words(s: np.ndarray, p: np.ndarray, pits: int, side: int, action: int) -> int:
     """``sow`` by the packed sower where it applies (the default sowing rules, no
-    blocked pit, at most 255 seeds): 1 if the last seed fell into the mover's store, 0 if
-    not, -1 with nothing changed where it does not apply. A sowing then costs a few table
-    lookups a relay instead of a step a seed."""
+    blocked pit, at most 255 seeds): 1 if the same player sows again (the last seed fell
+    into his store and he has seeds left), 0 if the turn ends, -1 with nothing changed
+    where it does not apply. A sowing then costs a few table lookups a relay instead of
+    a step a seed."""
     first = 0 if side == SOUTH else pits + 1
     other = pits + 1 - first
     mine = 0
@@ -390,7 +390,7 @@ def _sow_in_words(s: np.ndarray, p: np.ndarray, pits: int, side: int, action: in
     for b in range(pits + 1):
         s[first + b] = (mine >> (8 * b)) & 255
         s[other + b] = (theirs >> (8 * b)) & 255
-    return 1 if again else 0
+    return 1 if again and (mine & ((1 << (8 * pits)) - 1)) != 0 else 0
 
 
 @njit(cache=True)
