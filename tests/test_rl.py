@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import sys
+import weakref
 from typing import Any
 
 import pytest
@@ -227,3 +228,25 @@ def test_the_vector_env_is_the_batch_with_the_mover_s_reward(game_id: str, copy:
         assert (infos["final_obs"][terminated] == batch.final_observations[terminated]).all()
         ended += int(terminated.sum())
     assert ended > 0
+
+
+def test_vector_env_copies_stay_while_held_and_their_memory_serves_again() -> None:
+    env = gymnasium.make_vec(
+        boardlab_gym.env_id("jinli"), num_envs=8, vectorization_mode="vector_entry_point"
+    )
+    first, infos = env.reset(seed=3)
+    kept, kept_mask = first.copy(), infos["action_mask"].copy()
+    handed = [weakref.ref(first)]  # every distinct array handed out as observations
+    ended = 0
+    for _ in range(200):
+        observations, _, terminated, _, infos = env.step(env.unwrapped.random_actions())
+        if not any(made() is observations for made in handed):
+            handed.append(weakref.ref(observations))
+        final = infos["final_obs"]
+        assert not final[~terminated].any()  # zeros where no game ended, as SyncVectorEnv
+        assert (final[terminated] == env.unwrapped.batch.final_observations[terminated]).all()
+        ended += int(terminated.sum())
+        del observations, final
+    assert ended > 0
+    assert (first == kept).all() and (infos["action_mask"] != kept_mask).any()
+    assert len(handed) <= boardlab_gym.Copies.KEPT  # released copies served later steps
