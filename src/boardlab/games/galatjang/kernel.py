@@ -11,12 +11,13 @@ stay (0), max_turns, rounds, refill far_end (0/1), round_starter (0 winner, 1 lo
 
 Actions are the mover's pit index 0..P-1, ascending, as in the engine.
 
-``apply`` is the general path (any options, blocked pits, relays seed by seed). ``playout``
-takes a fast path when nothing is ever skipped: no blocked pit, both stores sown, the
-origin not skipped, the last round (so no refill), at most 6 pits and at most 255 seeds.
-There each side's pits and store are the low bytes of one int64 word (``P + 1`` bytes),
-held from the mover's point of view (a turn end swaps the two words), and a sowing of
-``h`` seeds from a ring position adds two precomputed words, as in the C baseline.
+``sow`` is the general path (any options, blocked pits, relays seed by seed). Where
+nothing is ever skipped (no blocked pit, both stores sown, the origin not skipped, at
+most 6 pits and at most 255 seeds) ``apply`` sows with the packed sower: each side's pits
+and store are the low bytes of one int64 word (``P + 1`` bytes), and a sowing of ``h``
+seeds from a ring position adds two precomputed words, as in the C baseline. ``playout``
+keeps the two words from turn to turn, from the mover's point of view (a turn end swaps
+them), in the last round (so no refill).
 
 ``evaluate(s, p, player)`` is ``Galatjang.evaluate``, number for number.
 """
