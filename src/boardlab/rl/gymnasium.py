@@ -195,9 +195,9 @@ class Copies:
     KEPT = 3
 
     def __init__(self) -> None:
-        self.made: dict[str, list[np.ndarray]] = {}
+        self.made: dict[str, list[Any]] = {}
 
-    def of(self, name: str, source: np.ndarray, rows: Any = None) -> np.ndarray:
+    def of(self, name: str, source: Any, rows: Any = None) -> Any:
         """A copy of ``source``; with ``rows`` (a mask), of those rows, zeros elsewhere."""
         made = self.made.setdefault(name, [])
         free = [k for k in range(len(made)) if sys.getrefcount(made[k]) == _HELD_BY_A_LIST_ONLY]
