@@ -186,9 +186,8 @@ _HELD_BY_A_LIST_ONLY = _count_held_by_a_list_only()
 class Copies:
     """Fresh copies at every step, made in the memory of earlier copies that nothing
     refers to any more. A new array of some hundred kilobytes is mapped afresh by the
-    C library and faulted in page by page, which cost more than the step itself (Jin Li
-    at batch 1024 on two threads: 0.8 to 2.6 M moves a second with new copies, 7.1 M
-    with these)."""
+    C library and faulted in page by page, which can cost more than the step itself
+    (docs/research.md)."""
 
     #: The earlier copies of each array kept for reuse: a caller holds the last step's
     #: while asking for the next; one who holds more gets new memory, as without this.
