@@ -19,8 +19,9 @@ import argparse
 import importlib
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from vector import WINDOWS, best_rate  # benchmarks/vector.py, beside this script
 
 import boardlab
 from boardlab.fast import vector
@@ -29,7 +30,6 @@ from boardlab.fast.specialise import specialised
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BATCH = 1024
-WINDOWS = 10
 #: The lines each part is written by, in ``_play_rows``.
 PARTS = {
     "mask": (
@@ -70,14 +70,7 @@ def nanoseconds_a_game(game_id: str, module: object, seconds: float) -> float:
     )
     batch.reset()
     batch._run(batch.random_actions())  # compile (or load from the cache)
-    best = float("inf")
-    for _ in range(WINDOWS):
-        steps, began = 0, time.perf_counter()
-        while time.perf_counter() - began < seconds / WINDOWS:
-            batch._run(batch.random_actions())
-            steps += 1
-        best = min(best, (time.perf_counter() - began) / steps / BATCH * 1e9)
-    return best
+    return 1e9 / best_rate(lambda: batch._run(batch.random_actions()), BATCH, seconds)
 
 
 def main() -> None:
