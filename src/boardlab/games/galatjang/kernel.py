@@ -11,9 +11,9 @@ stay (0), max_turns, rounds, refill far_end (0/1), round_starter (0 winner, 1 lo
 
 Actions are the mover's pit index 0..P-1, ascending, as in the engine.
 
-``sow`` is the general path (any options, blocked pits, relays seed by seed). Where
-nothing is ever skipped (no blocked pit, both stores sown, the origin not skipped, at
-most 6 pits and at most 255 seeds) ``sow`` takes the packed sower: each side's pits
+``sow`` moves seed by seed under any options, blocked pits included. Where nothing is
+ever skipped (no blocked pit, both stores sown, the origin not skipped, at most 6 pits
+and at most 255 seeds) it takes the packed sower instead: each side's pits
 and store are the low bytes of one int64 word (``P + 1`` bytes), and a sowing of ``h``
 seeds from a ring position adds two precomputed words, as in the C baseline. ``playout``
 keeps the two words from turn to turn, from the mover's point of view (a turn end swaps
