@@ -75,6 +75,22 @@ def test_threads_change_nothing_but_speed(game_id: str) -> None:
             assert (getattr(one, name) == getattr(two, name)).all(), name
 
 
+@pytest.mark.parametrize("game_id", boardlab.game_ids())
+@pytest.mark.parametrize("threads", [1, 2])
+def test_random_steps_in_one_call_are_the_steps_one_by_one(game_id: str, threads: int) -> None:
+    game = boardlab.new_game(game_id)
+    calls, steps = Batch(game, 129, seed=5, threads=threads), Batch(game, 129, seed=5)
+    ended = 0
+    for k in (1, 7, 60):
+        calls.play_random(k)
+        for _ in range(k):
+            steps.step(steps.random_actions())
+            ended += int(steps.ended.sum())
+        for name in ("states", "observations", "masks", "to_act", "rewards", "ended", "generators"):
+            assert (getattr(calls, name) == getattr(steps, name)).all(), name
+    assert ended > 0
+
+
 def test_reset_starts_every_game_again() -> None:
     game = boardlab.new_game("galatjang")
     batch = Batch(game, 5, seed=1)

@@ -188,7 +188,7 @@ def decode(game: Any, s: np.ndarray) -> GalatjangState:
 
 
 # ------------------------------------------------------------------ general path
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _has_seeds(s: np.ndarray, pits: int, side: int) -> bool:
     first = 0 if side == SOUTH else pits + 1
     for k in range(first, first + pits):  # noqa: SIM110 (no generators in numba)
@@ -197,13 +197,13 @@ def _has_seeds(s: np.ndarray, pits: int, side: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _round_over(s: np.ndarray, p: np.ndarray, pits: int) -> bool:
     size = 2 * pits + 2
     return s[size + 2] >= p[MAX_TURNS] or not _has_seeds(s, pits, s[size])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _swept_stores(s: np.ndarray, pits: int) -> tuple[int, int]:
     """South's and North's stores after the sweep (pits into their owner's store)."""
     south = s[pits]
@@ -225,6 +225,11 @@ def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
 def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
     """``legal`` of a position known to go on (``result`` -1), without asking again."""
     pits = (len(s) - 5) // 2
+    return _moves(s, out, 6) if pits == 6 else _moves(s, out, pits)
+
+
+@njit(inline="always")
+def _moves(s: np.ndarray, out: np.ndarray, pits: int) -> int:
     first = 0 if s[2 * pits + 2] == SOUTH else pits + 1
     count = 0
     for a in range(pits):  # written always, counted if playable: no branch to mispredict
@@ -236,6 +241,11 @@ def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
 @njit(cache=True)
 def result(s: np.ndarray, p: np.ndarray) -> int:
     pits = (len(s) - 5) // 2
+    return _result(s, p, 6) if pits == 6 else _result(s, p, pits)
+
+
+@njit(inline="always")
+def _result(s: np.ndarray, p: np.ndarray, pits: int) -> int:
     if not _round_over(s, p, pits):
         return -1
     south, north = _swept_stores(s, pits)
@@ -344,7 +354,7 @@ def _refill(s: np.ndarray, p: np.ndarray, pits: int, side: int) -> None:
             s[k] = BLOCKED
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(s: np.ndarray, p: np.ndarray, pits: int) -> None:
     """The turn end and what follows it: the round end, its sweep, the next round."""
     size = 2 * pits + 2
@@ -379,14 +389,22 @@ def _end_turn(s: np.ndarray, p: np.ndarray, pits: int) -> None:
     s[size + 2] = 0
 
 
-@njit(cache=True)
-def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
-    pits = (len(s) - 5) // 2
+@njit(inline="always")
+def _apply(s: np.ndarray, p: np.ndarray, action: int, pits: int) -> None:
     side = s[2 * pits + 2]
     origin = action if side == SOUTH else pits + 1 + action
     if sow(s, p, pits, side, origin) and _has_seeds(s, pits, side):
         return  # the same player sows again, same turn
     _end_turn(s, p, pits)
+
+
+@njit(cache=True)
+def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
+    pits = (len(s) - 5) // 2
+    if pits == 6:
+        _apply(s, p, action, 6)
+    else:
+        _apply(s, p, action, pits)
 
 
 @njit(cache=True)
@@ -511,15 +529,24 @@ def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``Galatjang.observation`` of the position for player ``me``, number for number,
     written to ``out``."""
     pits = (s.shape[0] - 5) // 2
+    if pits == 6:
+        _observe(s, p, me, out, 6)
+    else:
+        _observe(s, p, me, out, pits)
+
+
+@njit(inline="always", error_model="numpy")
+def _observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray, pits: int) -> None:
     total = 2 * pits * p[SEEDS]
-    for k in range(2):
-        side = me if k == 0 else 1 - me
-        first = 0 if side == SOUTH else pits + 1
-        for pit in range(pits):
-            n = s[first + pit]
-            out[k * pits + pit] = max(n, 0) / total
-            out[2 * pits + 2 + k * pits + pit] = 1.0 if n == BLOCKED else 0.0
-        out[2 * pits + k] = s[first + pits] / total
+    mine = 0 if me == SOUTH else pits + 1
+    theirs = pits + 1 - mine
+    for pit in range(pits):
+        out[pit] = max(s[mine + pit], 0) / total
+        out[pits + pit] = max(s[theirs + pit], 0) / total
+        out[2 * pits + 2 + pit] = 1.0 if s[mine + pit] == BLOCKED else 0.0
+        out[3 * pits + 2 + pit] = 1.0 if s[theirs + pit] == BLOCKED else 0.0
+    out[2 * pits] = s[mine + pits] / total
+    out[2 * pits + 1] = s[theirs + pits] / total
     at = 4 * pits + 2
     out[at] = s[2 * pits + 3] / p[ROUNDS]
     out[at + 1] = s[2 * pits + 4] / p[MAX_TURNS]
