@@ -177,7 +177,7 @@ def _play_random_rows(
     legal_n, legal_a = rows[3], rows[4]
     for chunk in prange(chunks):
         low, high = chunk * n // chunks, (chunk + 1) * n // chunks
-        for _ in range(steps):
+        for _step in range(steps):
             _draw(legal_n, legal_a, generators, actions, low, high)
             _play_rows(moves, apply, result, observe, to_act, rows, actions, low, high)
 
