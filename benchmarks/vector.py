@@ -4,15 +4,17 @@ boardlab: ``boardlab.fast.vector.Batch`` of each game at batch 1, 64, 1024 and 4
 1 and 2 threads (2 where each gets ``ROWS_A_THREAD`` rows): one step plays a uniformly
 drawn legal action in every game (drawn in compiled code from the batch's own streams)
 and computes every game's observation and legal-action mask; a game that ends starts
-again in the same step, so every move counted is a live move. The Gymnasium vector-env
-face (``gymnasium.make_vec``, which copies the arrays it returns unless ``copy=False``)
-is measured at batch 1024 too, on 2 threads.
+again in the same step, so every move counted is a live move. Measured called a step at
+a time from Python (``step(random_actions())``, as an agent plays) and 100 steps a call
+(``play_random(100)``). The Gymnasium vector-env face (``gymnasium.make_vec``, which
+copies the arrays it returns unless ``copy=False``) is measured at batch 1024 too, on 2
+threads.
 
 pgx 2.6 (JAX on the CPU): ``connect_four`` and ``othello``, ``jax.vmap`` of ``env.step``
 under pgx's same-step ``auto_reset``, random legal actions from ``jax.random.categorical``
-over the mask, 100 steps per ``jax.lax.scan`` call; every move counted is live, and pgx
-computes the observation in each step too. pgx and JAX are installed only here, into
-their own virtual environment (``--pgx-python`` to use another).
+over the mask, in a ``jax.lax.scan`` of 1 or 100 steps a jitted call; every move counted
+is live, and pgx computes the observation in each step too. pgx and JAX are installed
+only here, into their own virtual environment (``--pgx-python`` to use another).
 
 Every row is measured in each of ``--rounds`` passes over all the rows, for
 ``seconds / rounds`` each time, in ``WINDOWS`` windows; its rate is the best window of
@@ -51,11 +53,10 @@ import json, sys, time
 import jax, jax.numpy as jnp, pgx
 from pgx.experimental import auto_reset
 
-game, batch, seconds, WINDOWS = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+game, (batch, WINDOWS, SCAN), seconds = sys.argv[1], map(int, sys.argv[2:5]), float(sys.argv[5])
 env = pgx.make(game)
 init = jax.jit(jax.vmap(env.init))
 step = jax.vmap(auto_reset(env.step, env.init))
-SCAN = 100
 
 @jax.jit
 def run(state, key):
@@ -83,6 +84,10 @@ for window in range(WINDOWS):
     rates.append(calls * SCAN * batch / (time.perf_counter() - began))
 print(json.dumps({"moves_per_s": max(rates), "jax": jax.__version__, "pgx": pgx.__version__}))
 """
+#: Steps a call, for both sides: one (a step from Python, as an agent over the batch's
+#: observations plays) or many (a compiled loop of random steps: pgx's ``lax.scan``,
+#: boardlab's ``Batch.play_random``).
+CALLS = {"a step a call": 1, "100 steps a call": 100}
 
 
 def best_rate(step: Any, batch: int, seconds: float) -> float:
@@ -99,10 +104,13 @@ def best_rate(step: Any, batch: int, seconds: float) -> float:
     return max(rates)
 
 
-def boardlab_rate(game_id: str, batch: int, threads: int, seconds: float) -> float:
+def boardlab_rate(game_id: str, batch: int, threads: int, steps: int, seconds: float) -> float:
     games = Batch(boardlab.new_game(game_id), batch, seed=1, threads=threads)
-    games.step(games.random_actions())  # compile (or load from the cache)
-    return best_rate(lambda: games.step(games.random_actions()), batch, seconds)
+    if steps == 1:
+        games.step(games.random_actions())  # compile (or load from the cache)
+        return best_rate(lambda: games.step(games.random_actions()), batch, seconds)
+    games.play_random(1)
+    return best_rate(lambda: games.play_random(steps), steps * batch, seconds)
 
 
 def vector_env_rate(game_id: str, batch: int, seconds: float, copy: bool) -> float:
@@ -137,10 +145,10 @@ def pgx_python(given: str | None) -> str:
     return str(python)
 
 
-def pgx_rate(python: str, game: str, batch: int, seconds: float) -> dict[str, Any]:
+def pgx_rate(python: str, game: str, batch: int, steps: int, seconds: float) -> dict[str, Any]:
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     run = subprocess.run(
-        [python, "-c", PGX, game, str(batch), str(seconds), str(WINDOWS)],
+        [python, "-c", PGX, game, str(batch), str(WINDOWS), str(steps), str(seconds)],
         capture_output=True,
         text=True,
         env=env,
@@ -170,34 +178,42 @@ def main() -> None:
     python = pgx_python(args.pgx_python)
     versions: dict[str, str] = {}
 
-    def pgx(game: str, batch: int, seconds: float) -> float:
-        found = pgx_rate(python, game, batch, seconds)
+    def pgx(game: str, batch: int, steps: int, seconds: float) -> float:
+        found = pgx_rate(python, game, batch, steps, seconds)
         versions.update(jax=found["jax"], pgx=found["pgx"])
         return float(found["moves_per_s"])
 
     plan: list[tuple[dict[str, Any], Callable[[float], float]]] = []
-    for game_id in boardlab.game_ids():
-        for batch in batches:
-            for threads in (1, 2) if batch >= 2 * ROWS_A_THREAD else (1,):
-                row = {"engine": "boardlab", "game": game_id, "batch": batch, "threads": threads}
-                plan.append((row, partial(boardlab_rate, game_id, batch, threads)))
-        for copy in (True, False) if 1024 in batches else ():
-            face = "boardlab gymnasium.make_vec" + ("" if copy else " copy=False")
-            row = {"engine": face, "game": game_id, "batch": 1024, "threads": 2}
-            plan.append((row, partial(vector_env_rate, game_id, 1024, copy=copy)))
-    for game in PGX_GAMES:
-        for batch in batches:
-            row = {"engine": "pgx", "game": game, "batch": batch, "threads": os.cpu_count()}
-            plan.append((row, partial(pgx, game, batch)))
+    for calls, steps in CALLS.items():
+        for game_id in boardlab.game_ids():
+            for batch in batches:
+                for threads in (1, 2) if batch >= 2 * ROWS_A_THREAD else (1,):
+                    row = {"engine": "boardlab", "game": game_id, "calls": calls}
+                    row.update(batch=batch, threads=threads)
+                    plan.append((row, partial(boardlab_rate, game_id, batch, threads, steps)))
+            for copy in (True, False) if 1024 in batches and steps == 1 else ():
+                face = "boardlab gymnasium.make_vec" + ("" if copy else " copy=False")
+                row = {"engine": face, "game": game_id, "calls": calls, "batch": 1024}
+                row.update(threads=2)
+                plan.append((row, partial(vector_env_rate, game_id, 1024, copy=copy)))
+        for game in PGX_GAMES:
+            for batch in batches:
+                row = {"engine": "pgx", "game": game, "calls": calls, "batch": batch}
+                row.update(threads=os.cpu_count())
+                plan.append((row, partial(pgx, game, batch, steps)))
     best = [0.0] * len(plan)
     for round_ in range(args.rounds):
         for k, (row, rate_of) in enumerate(plan):
             rate = rate_of(args.seconds / args.rounds)
             best[k] = max(best[k], rate)
-            label = " ".join(str(row[key]) for key in ("engine", "game", "batch", "threads"))
-            print(f"round {round_ + 1}: {label:50} {rate:12,.0f}", flush=True)
+            label = " ".join(str(row[key]) for key in ("engine", "game", "calls", "batch"))
+            print(f"round {round_ + 1}: {label:66} {rate:12,.0f}", flush=True)
     rows = [{**row, "moves_per_s": rate} for (row, _), rate in zip(plan, best, strict=True)]
     write(rows, versions, args)
+
+
+def ratio(rate: float, pgx: float) -> str:
+    return f"{rate / pgx:.1f}x" if pgx else ""
 
 
 def write(rows: list[dict[str, Any]], versions: dict[str, str], args: Any) -> None:
@@ -206,10 +222,19 @@ def write(rows: list[dict[str, Any]], versions: dict[str, str], args: Any) -> No
     (RESULTS / "vector.json").write_text(
         json.dumps({"machine": machine, "versions": versions, "rows": rows}, indent=1) + "\n"
     )
-    pgx_1024 = max(
-        (r["moves_per_s"] for r in rows if r["engine"] == "pgx" and r["batch"] == 1024),
-        default=0.0,
-    )
+    pgx_1024 = {
+        calls: max(
+            (r["moves_per_s"] for r in rows if r["engine"] == "pgx" and r["batch"] == 1024)
+            if calls == "best"
+            else (
+                r["moves_per_s"]
+                for r in rows
+                if r["engine"] == "pgx" and r["batch"] == 1024 and r["calls"] == calls
+            ),
+            default=0.0,
+        )
+        for calls in [*CALLS, "best"]
+    }
     lines = [
         "# The batched environment beside pgx",
         "",
@@ -217,16 +242,24 @@ def write(rows: list[dict[str, Any]], versions: dict[str, str], args: Any) -> No
         f"--batches {args.batches}` on {machine}; pgx {versions.get('pgx', '?')} with JAX "
         f"{versions.get('jax', '?')} on the CPU. Live moves a second, observations and "
         f"masks included; each rate the best of {args.rounds * WINDOWS} windows of equal "
-        f"length in {args.rounds} passes over all the rows, on both sides.",
+        f"length in {args.rounds} passes over all the rows, on both sides. A step a call: "
+        "`Batch.step(Batch.random_actions())` and one jitted pgx step a call; 100 steps a "
+        "call: `Batch.play_random(100)` and pgx's `lax.scan` of 100 steps. The ratios are "
+        "to pgx's faster game at batch 1024 (`connect_four`), called the same way and "
+        "called its fastest way.",
         "",
-        "| engine | game | batch | threads | moves/s | vs pgx's best at 1024 |",
-        "|---|---|---|---|---|---|",
+        "| engine | game | calls | batch | threads | moves/s | vs pgx, same calls "
+        "| vs pgx's best |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ratio = f"{r['moves_per_s'] / pgx_1024:.1f}x" if pgx_1024 and r["batch"] == 1024 else ""
+        same, best = pgx_1024.get(r["calls"], 0.0), pgx_1024["best"]
+        at_1024 = r["batch"] == 1024
         lines.append(
-            f"| {r['engine']} | {r['game']} | {r['batch']} | {r['threads']} "
-            f"| {r['moves_per_s']:,.0f} | {ratio} |"
+            f"| {r['engine']} | {r['game']} | {r['calls']} | {r['batch']} | {r['threads']} "
+            f"| {r['moves_per_s']:,.0f} "
+            f"| {ratio(r['moves_per_s'], same) if at_1024 else ''} "
+            f"| {ratio(r['moves_per_s'], best) if at_1024 else ''} |"
         )
     (RESULTS / "vector.md").write_text("\n".join(lines) + "\n")
 
