@@ -128,7 +128,7 @@ def test_max_legal_bounds_the_widest_phases() -> None:
 
 
 def test_bit_helpers() -> None:
-    from boardlab.games.jinli.rules import JUMPS
+    from boardlab.games.jinli.rules import ADJACENT, JUMPS
 
     r = random.Random(3)
     for _ in range(3000):
@@ -145,9 +145,15 @@ def test_bit_helpers() -> None:
             1 << land for _, over, land in JUMPS[square] if stones >> over & 1 and empty >> land & 1
         )
         assert kernel._jumps_portable(square, koi, empty, stones) == lands
+        swims = ADJACENT[square] & empty
+        codes = sum(
+            1 << int(kernel.CODE[t - square + 16]) for t in range(49) if (swims | lands) >> t & 1
+        )
+        assert kernel._codes_portable(square, empty, stones) == codes
         if kernel.USE_BMI2:
             assert kernel._select_bmi2(x, k) == bits[k]
             assert kernel._jumps_bmi2(square, koi, empty, stones) == lands
+            assert kernel._codes_bmi2(square, empty, stones) == codes
 
 
 SCRIPT = """

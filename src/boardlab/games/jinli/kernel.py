@@ -75,6 +75,23 @@ CODE[DELTA + 16] = np.arange(16)
 #: has a landing square (the k-th bit of one goes with the k-th bit of the other).
 MIDS = np.array([sum(1 << over for _, over, _ in JUMPS[s]) for s in range(SQUARES)], np.int64)
 LANDS = np.array([sum(1 << land for _, _, land in JUMPS[s]) for s in range(SQUARES)], np.int64)
+
+
+def _code_sets(targets: Any) -> np.ndarray:
+    """For each square, the action codes (bit c for code c) of the moves from it to the
+    squares of ``targets[square]`` (a bitboard). The codes ascend with the squares they
+    lead to, so ``pdep`` carries the k-th square of a target set onto the k-th code."""
+    sets = np.zeros(SQUARES, np.int64)
+    for square in range(SQUARES):
+        found = [t for t in range(SQUARES) if int(targets[square]) >> t & 1]
+        codes = [int(CODE[t - square + 16]) for t in found]
+        assert codes == sorted(codes), "codes ascend with their squares"
+        sets[square] = sum(1 << code for code in codes)
+    return sets
+
+
+#: SWIM_CODES[s], JUMP_CODES[s]: the codes of the swims and jumps s has room for.
+SWIM_CODES, JUMP_CODES = _code_sets(ADJACENT), _code_sets(LANDS)
 #: Squares on files a-e (a koi there can jump two files right) and on files c-g (left).
 FILES_AE = sum(1 << s for s in range(SQUARES) if s % SIZE <= SIZE - 3)
 FILES_CG = sum(1 << s for s in range(SQUARES) if s % SIZE >= 2)
@@ -195,6 +212,18 @@ def _jumps_portable(square: int, koi: int, empty: int, stones: int) -> int:
 
 
 @njit(cache=True)
+def _codes_portable(square: int, empty: int, stones: int) -> int:
+    """The action codes (bit c for code c) of the koi on ``square``: its swims and jumps."""
+    targets = (ADJ[square] & empty) | _jumps_portable(square, 1 << square, empty, stones)
+    codes = 0
+    while targets:
+        low = targets & -targets
+        codes |= 1 << CODE[_ctz(low) - square + 16]
+        targets ^= low
+    return codes
+
+
+@njit(cache=True)
 def _can_move(koi: int, empty: int, stones: int) -> bool:
     while koi:
         low = koi & -koi
@@ -234,6 +263,13 @@ def _select_bmi2(x: int, k: int) -> int:
 
 
 @njit(cache=True)
+def _codes_bmi2(square: int, empty: int, stones: int) -> int:
+    swims = _pdep(_pext(empty, ADJ[square]), SWIM_CODES[square])
+    jumps = _pext(stones, MIDS[square]) & _pext(empty, LANDS[square])
+    return int(swims | _pdep(jumps, JUMP_CODES[square]))
+
+
+@njit(cache=True)
 def _jumps_bmi2(square: int, koi: int, empty: int, stones: int) -> int:
     lands = LANDS[square]
     return int(_pdep(_pext(stones, MIDS[square]) & _pext(empty, lands), lands))
@@ -264,6 +300,7 @@ def _fast_bmi2() -> bool:
 USE_BMI2 = _fast_bmi2()
 _select = _select_bmi2 if USE_BMI2 else _select_portable
 _jumps = _jumps_bmi2 if USE_BMI2 else _jumps_portable
+_codes = _codes_bmi2 if USE_BMI2 else _codes_portable
 
 
 # ---------------------------------------------------------------------- random choice
@@ -337,18 +374,11 @@ def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
         while koi:
             low = koi & -koi
             square = _ctz(low)
-            targets = ADJ[square] & empty
-            while targets:
-                t = targets & -targets
-                out[n] = square * 16 + CODE[_ctz(t) - square + 16]
+            codes = _codes(square, empty, stones)  # ascending codes: ascending actions
+            while codes:
+                out[n] = square * 16 + _ctz(codes)
                 n += 1
-                targets ^= t
-            targets = _jumps(square, low, empty, stones)
-            while targets:
-                t = targets & -targets
-                out[n] = square * 16 + CODE[_ctz(t) - square + 16]
-                n += 1
-                targets ^= t
+                codes &= codes - 1
             koi ^= low
         if n == 0:
             out[0] = PASS
