@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, uint64
 
 from boardlab.core.errors import IllegalActionError
 from boardlab.core.game import Game
@@ -80,8 +80,9 @@ def _play_rows(
         legal = row(legal_a, i)
         count = moves(s, options, legal)  # the game goes on: ``result`` said so
         legal_n[i] = count
+        mask = row(masks, i)
         for k in range(count):
-            masks[i, legal[k]] = 1
+            mask[uint64(legal[k])] = 1  # unsigned: no wraparound test
         player = to_act(s, options)
         acting[i] = player
         observe(s, options, player, row(obs, i))
