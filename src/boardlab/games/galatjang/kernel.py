@@ -102,30 +102,26 @@ def sow_packed(
         mine += table[origin, hand, 0]
         theirs += table[origin, hand, 1]
         last = table[origin, hand, 2]
-        if last < pits:  # an own pit
-            shift = 8 * last
-            hand = (mine >> shift) & 255
-            if hand > 1:  # it held seeds: relay
-                mine &= ~(255 << shift)
-                origin = last
-                continue
+        # Where the last seed fell, found by selects: one branch a hand (relay or
+        # not), however the ring goes on.
+        own = last <= pits
+        shift = 8 * last if own else 8 * (last - pits - 1)
+        hand = ((mine if own else theirs) >> shift) & 255
+        if (hand > 1) & (last != pits) & (last != size - 1):  # a pit that held seeds
+            byte = 255 << shift
+            mine &= ~(byte if own else 0)
+            theirs &= ~(0 if own else byte)
+            origin = last
+            continue
+        if last == pits:  # the own store: sow again
+            return mine, theirs, True
+        if last < pits:  # an own pit, empty before
             opposite = 8 * (pits - 1 - last)
             captured = (theirs >> opposite) & 255
             if captured > 0 or lone:  # it and the opposite pit go to the store
                 theirs &= ~(255 << opposite)
                 mine = (mine & ~(255 << shift)) + ((1 + captured) << (8 * pits))
-            return mine, theirs, False
-        if last == pits:  # the own store: sow again
-            return mine, theirs, True
-        if last == size - 1:  # the opponent's store
-            return mine, theirs, False
-        shift = 8 * (last - pits - 1)
-        hand = (theirs >> shift) & 255
-        if hand > 1:  # an opponent's pit that held seeds: relay
-            theirs &= ~(255 << shift)
-            origin = last
-            continue
-        return mine, theirs, False  # an opponent's empty pit
+        return mine, theirs, False  # else the opponent's store or an empty pit of his
     raise RuntimeError("galatjang: a sowing did not end")
 
 
@@ -191,10 +187,10 @@ def decode(game: Any, s: np.ndarray) -> GalatjangState:
 @njit(cache=True, inline="always")
 def _has_seeds(s: np.ndarray, pits: int, side: int) -> bool:
     first = 0 if side == SOUTH else pits + 1
-    for k in range(first, first + pits):  # noqa: SIM110 (no generators in numba)
-        if s[k] > 0:
-            return True
-    return False
+    seeds = 0
+    for k in range(first, first + pits):  # every pit: no branch to mispredict
+        seeds |= s[k] > 0
+    return seeds != 0
 
 
 @njit(cache=True, inline="always")
