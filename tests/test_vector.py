@@ -89,6 +89,12 @@ def test_random_steps_in_one_call_are_the_steps_one_by_one(game_id: str, threads
         for name in ("states", "observations", "masks", "to_act", "rewards", "ended", "generators"):
             assert (getattr(calls, name) == getattr(steps, name)).all(), name
     assert ended > 0
+    before = calls.states.copy()
+    calls.play_random(0)
+    for bad in (-1, 2.5, "3"):
+        with pytest.raises(ValueError, match=f"whole number of steps, 0 or more, got {bad!r}"):
+            calls.play_random(bad)  # type: ignore[arg-type]
+    assert (calls.states == before).all()
 
 
 def test_reset_starts_every_game_again() -> None:

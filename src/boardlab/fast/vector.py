@@ -88,6 +88,30 @@ def _play_rows(
         observe(s, options, player, row(obs, i))
 
 
+@njit(cache=True)
+def _draw(
+    legal_n: np.ndarray,
+    legal_a: np.ndarray,
+    generators: np.ndarray,
+    out: np.ndarray,
+    low: int,
+    high: int,
+) -> None:
+    """A uniform legal action for games ``low`` to ``high - 1``, each from its own stream."""
+    for i in range(low, high):
+        out[i] = legal_a[i, rng.below(generators[i], legal_n[i])]
+
+
+@njit(cache=True, parallel=True)
+def _draw_in_chunks(
+    legal_n: np.ndarray, legal_a: np.ndarray, generators: np.ndarray, out: np.ndarray, chunks: int
+) -> None:
+    """``_draw`` for every game, each chunk of rows on the thread that steps it."""
+    n = legal_n.shape[0]
+    for chunk in prange(chunks):
+        _draw(legal_n, legal_a, generators, out, chunk * n // chunks, (chunk + 1) * n // chunks)
+
+
 @njit(cache=False)
 def _step_rows(
     moves: Any,
@@ -96,16 +120,28 @@ def _step_rows(
     observe: Any,
     to_act: Any,
     rows: tuple[np.ndarray, ...],
+    generators: np.ndarray,
     actions: np.ndarray,
     illegal: np.ndarray,
     check: bool,
+    steps: int,
 ) -> int:
     """``_play_rows`` for every game. With ``check``, every action is checked first and
     nothing is played if one is not legal: the number returned (``illegal[c]``: how
-    many of chunk ``c`` are not, and the first). The rows are split in ``len(illegal)``
-    chunks, run in parallel where compiled so: each thread checks, plays and draws for
-    the same rows, so no row's memory goes from one core to another."""
+    many of chunk ``c`` are not, and the first). With ``steps`` > 0, ``actions`` is
+    scratch and ``steps`` steps are played instead, each game's action drawn from its
+    stream of ``generators``. The rows are split in ``len(illegal)`` chunks, run in
+    parallel where compiled so: each thread checks, plays and draws for the same rows,
+    so no row's memory goes from one core to another, and random steps go on with no
+    thread waiting for another (the games are independent)."""
     n, chunks, masks = actions.shape[0], illegal.shape[0], rows[5]
+    if steps > 0:
+        for chunk in prange(chunks):
+            low, high = chunk * n // chunks, (chunk + 1) * n // chunks
+            for _step in range(steps):
+                _draw(rows[3], rows[4], generators, actions, low, high)
+                _play_rows(moves, apply, result, observe, to_act, rows, actions, low, high)
+        return 0
     if check:
         for chunk in prange(chunks):
             count, first = 0, -1
@@ -132,55 +168,6 @@ def _step_rows(
             (chunk + 1) * n // chunks,
         )
     return 0
-
-
-@njit(cache=True)
-def _draw(
-    legal_n: np.ndarray,
-    legal_a: np.ndarray,
-    generators: np.ndarray,
-    out: np.ndarray,
-    low: int,
-    high: int,
-) -> None:
-    """A uniform legal action for games ``low`` to ``high - 1``, each from its own stream."""
-    for i in range(low, high):
-        out[i] = legal_a[i, rng.below(generators[i], legal_n[i])]
-
-
-@njit(cache=True, parallel=True)
-def _draw_in_chunks(
-    legal_n: np.ndarray, legal_a: np.ndarray, generators: np.ndarray, out: np.ndarray, chunks: int
-) -> None:
-    """``_draw`` for every game, each chunk of rows on the thread that steps it."""
-    n = legal_n.shape[0]
-    for chunk in prange(chunks):
-        _draw(legal_n, legal_a, generators, out, chunk * n // chunks, (chunk + 1) * n // chunks)
-
-
-@njit(cache=False)
-def _play_random_rows(
-    moves: Any,
-    apply: Any,
-    result: Any,
-    observe: Any,
-    to_act: Any,
-    rows: tuple[np.ndarray, ...],
-    generators: np.ndarray,
-    actions: np.ndarray,
-    steps: int,
-    chunks: int,
-) -> None:
-    """``steps`` steps of uniformly drawn legal actions in every game: each thread
-    draws and plays for its own chunk of rows, step after step, with no other thread
-    to wait for (the games are independent)."""
-    n = actions.shape[0]
-    legal_n, legal_a = rows[3], rows[4]
-    for chunk in prange(chunks):
-        low, high = chunk * n // chunks, (chunk + 1) * n // chunks
-        for _step in range(steps):
-            _draw(legal_n, legal_a, generators, actions, low, high)
-            _play_rows(moves, apply, result, observe, to_act, rows, actions, low, high)
 
 
 class Batch:
@@ -229,8 +216,6 @@ class Batch:
             inline=True,
             helpers=(_play_rows,),
         )
-        self._kernel = kernel.__name__
-        self._random: Any = None
         self.reset()
 
     def reset(self, seed: int | None = None) -> None:
@@ -266,23 +251,21 @@ class Batch:
                 )
             )
 
-    def _run(self, actions: np.ndarray, check: bool = False) -> int:
-        return int(self._step(self._rows, actions, self._illegal, check))
+    def _run(self, actions: np.ndarray, check: bool = False, steps: int = 0) -> int:
+        return int(self._step(self._rows, self.generators, actions, self._illegal, check, steps))
 
     def play_random(self, steps: int) -> None:
         """``steps`` steps, each a uniformly drawn legal action in every game, in one
-        compiled call (as ``step(random_actions())`` ``steps`` times, but faster)."""
-        if self._random is None:
-            self._random = specialised(
-                _play_random_rows,
-                self._kernel,
-                KERNEL_FUNCTIONS,
-                parallel=self.threads > 1,
-                inline=True,
-                helpers=(_play_rows,),
+        compiled call: as ``steps`` times ``step(random_actions())``, without coming
+        back to Python or waiting between threads."""
+        if not isinstance(steps, int | np.integer) or steps < 0:
+            raise ValueError(
+                _("play_random takes a whole number of steps, 0 or more, got {steps!r}").format(
+                    steps=steps
+                )
             )
-        actions = np.empty(self.n, np.int64)
-        self._random(self._rows, self.generators, actions, steps, self.threads)
+        if steps:
+            self._run(np.empty(self.n, np.int64), steps=int(steps))
 
     def random_actions(self) -> np.ndarray:
         """A uniformly drawn legal action for every game (each game its own stream)."""
