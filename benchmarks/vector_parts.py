@@ -34,7 +34,8 @@ BATCH = 1024
 PARTS = {
     "mask": (
         "        for action in range(masks.shape[1]):\n            masks[i, action] = 0\n",
-        "        for k in range(count):\n            masks[i, legal[k]] = 1\n",
+        "        for k in range(count):\n"
+        "            mask[uint64(legal[k])] = 1  # unsigned: no wraparound test\n",
     ),
     "observation": ("        observe(s, options, player, row(obs, i))\n",),
 }

@@ -14,7 +14,10 @@ The step is one template specialised per kernel (``fast.specialise``), so every 
 gets it and numba caches it on disk; with ``threads`` > 1 the rows are split over that
 many threads, each given at least ``ROWS_A_THREAD`` rows (fewer cost more in starting
 the threads than they gain). ``random_actions`` draws a uniform legal action for every
-game from one generator stream per game, for benchmarks and random opponents.
+game from one generator stream per game, for benchmarks and random opponents;
+``play_random(k)`` plays ``k`` such steps in one compiled call, each thread going on
+with its own rows without waiting for the other (random rollouts at full speed, and the
+measure that matches pgx's ``lax.scan`` of steps).
 """
 
 from __future__ import annotations
