@@ -27,6 +27,8 @@ from boardlab.games.galatjang.rules import (
 FIELDS = ("SOUTH/NORTH", "STORES", "SIDE", "ROUND", "TURNS")
 SIDES = ("s", "n")
 MAX_PITS = 16
+#: The pits of a row on the default board (the kernel folds this number into its code).
+DEFAULT_PITS = 6
 
 
 #: The words of the players and of the ends inside messages, as data spells them
@@ -95,7 +97,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     study_options = ("sow_opponent_store", "skip_origin", "lone_seed")
     schema = OptionSchema(
         (
-            Option("pits", 6, N_("pits in each row"), low=1, high=MAX_PITS),
+            Option("pits", DEFAULT_PITS, N_("pits in each row"), low=1, high=MAX_PITS),
             Option(
                 "seeds", 6, N_("seeds in each pit at the start (and at a refill)"), low=1, high=20
             ),

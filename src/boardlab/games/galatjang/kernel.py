@@ -19,6 +19,12 @@ seeds from a ring position adds two precomputed words, as in the C baseline. ``p
 keeps the two words from turn to turn, from the mover's point of view (a turn end swaps
 them), in the last round (so no refill).
 
+``apply``, ``result``, ``moves``, ``observe`` and ``playout`` take the default board's
+number of pits (``DEFAULT_PITS``) as a constant where the row has that many: their
+bodies are inlined with it (``_apply``...), so their loops unroll and their offsets fold.
+In the batched environment that took a step from 87 to 70 ns a game; it costs code,
+and seconds in the first compile of what inlines them.
+
 ``evaluate(s, p, player)`` is ``Galatjang.evaluate``, number for number.
 """
 
@@ -32,7 +38,7 @@ import numpy as np
 from numba import njit, uint64
 
 from boardlab.fast.rng import below, below_held
-from boardlab.games.galatjang.game import MAX_PITS
+from boardlab.games.galatjang.game import DEFAULT_PITS, MAX_PITS
 from boardlab.games.galatjang.rules import (
     BLOCKED,
     MAX_RELAYS,
@@ -221,7 +227,7 @@ def legal(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
 def moves(s: np.ndarray, p: np.ndarray, out: np.ndarray) -> int:
     """``legal`` of a position known to go on (``result`` -1), without asking again."""
     pits = (len(s) - 5) // 2
-    return _moves(s, out, 6) if pits == 6 else _moves(s, out, pits)
+    return _moves(s, out, DEFAULT_PITS) if pits == DEFAULT_PITS else _moves(s, out, pits)
 
 
 @njit(inline="always")
@@ -237,7 +243,7 @@ def _moves(s: np.ndarray, out: np.ndarray, pits: int) -> int:
 @njit(cache=True)
 def result(s: np.ndarray, p: np.ndarray) -> int:
     pits = (len(s) - 5) // 2
-    return _result(s, p, 6) if pits == 6 else _result(s, p, pits)
+    return _result(s, p, DEFAULT_PITS) if pits == DEFAULT_PITS else _result(s, p, pits)
 
 
 @njit(inline="always")
@@ -397,8 +403,8 @@ def _apply(s: np.ndarray, p: np.ndarray, action: int, pits: int) -> None:
 @njit(cache=True)
 def apply(s: np.ndarray, p: np.ndarray, action: int) -> None:
     pits = (len(s) - 5) // 2
-    if pits == 6:
-        _apply(s, p, action, 6)
+    if pits == DEFAULT_PITS:
+        _apply(s, p, action, DEFAULT_PITS)
     else:
         _apply(s, p, action, pits)
 
@@ -506,8 +512,8 @@ def playout(s: np.ndarray, p: np.ndarray, g: np.ndarray) -> tuple[int, int]:
         and p[SKIP_ORIGIN] == 0
         and s[2 * pits + 3] >= p[ROUNDS]  # the last round: no refill, no blocked pit
     ):
-        if pits == 6:
-            outcome, actions = _fast_core(s, p, g, 6)
+        if pits == DEFAULT_PITS:
+            outcome, actions = _fast_core(s, p, g, DEFAULT_PITS)
         else:
             outcome, actions = _fast_core(s, p, g, pits)
         if outcome != -2:
@@ -525,8 +531,8 @@ def observe(s: np.ndarray, p: np.ndarray, me: int, out: np.ndarray) -> None:
     """``Galatjang.observation`` of the position for player ``me``, number for number,
     written to ``out``."""
     pits = (s.shape[0] - 5) // 2
-    if pits == 6:
-        _observe(s, p, me, out, 6)
+    if pits == DEFAULT_PITS:
+        _observe(s, p, me, out, DEFAULT_PITS)
     else:
         _observe(s, p, me, out, pits)
 

@@ -14,8 +14,15 @@ ascending legal list without writing the list: the lower koi's swims, its jumps,
 higher koi's swims and jumps (the target squares ascend with the direction code), or a
 drop's or a give's square. A pass still draws ``below(g, 1)``, like the list would.
 
-Jumps and "the k-th set bit" use pext/pdep (BMI2) when numba compiles for a CPU where
-they are fast, else portable shifts and a byte table (also under NUMBA_DISABLE_JIT).
+``moves`` lists a koi's actions from one set of action codes (``_codes``: bit c for
+code c): its empty neighbours and landing squares carried onto their codes by pdep, as
+codes ascend with the squares they lead to. Listing them by tzcnt then needs no table
+a move and mispredicts less: the batched environment's step went from 75 to 65 ns a
+game.
+
+Jumps, codes and "the k-th set bit" use pext/pdep (BMI2) when numba compiles for a CPU
+where they are fast, else portable shifts and a byte table (also under
+NUMBA_DISABLE_JIT).
 """
 
 from __future__ import annotations
