@@ -99,6 +99,7 @@ def _code_sets(targets: Any) -> np.ndarray:
 
 #: SWIM_CODES[s], JUMP_CODES[s]: the codes of the swims and jumps s has room for.
 SWIM_CODES, JUMP_CODES = _code_sets(ADJACENT), _code_sets(LANDS)
+
 #: Squares on files a-e (a koi there can jump two files right) and on files c-g (left).
 FILES_AE = sum(1 << s for s in range(SQUARES) if s % SIZE <= SIZE - 3)
 FILES_CG = sum(1 << s for s in range(SQUARES) if s % SIZE >= 2)
