@@ -137,12 +137,13 @@ def _step_rows(
     parallel where compiled so: each thread checks, plays and draws for the same rows,
     so no row's memory goes from one core to another, and random steps go on with no
     thread waiting for another (the games are independent)."""
-    n, chunks, masks = actions.shape[0], illegal.shape[0], rows[5]
+    n, chunks = actions.shape[0], illegal.shape[0]
+    legal_n, legal_a, masks = rows[3], rows[4], rows[5]  # in Batch._rows's order
     if steps > 0:
         for chunk in prange(chunks):
             low, high = chunk * n // chunks, (chunk + 1) * n // chunks
             for _step in range(steps):
-                _draw(rows[3], rows[4], generators, actions, low, high)
+                _draw(legal_n, legal_a, generators, actions, low, high)
                 _play_rows(moves, apply, result, observe, to_act, rows, actions, low, high)
         return 0
     if check:
