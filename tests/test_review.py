@@ -128,3 +128,40 @@ def test_bad_review_input_is_one_line(
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert words in err
+
+
+@pytest.mark.parametrize("game_id", boardlab.game_ids())
+@pytest.mark.parametrize("agent", ["beginner", "alphabeta:depth=1"])
+def test_a_review_made_in_parts_is_the_whole_review(game_id: str, agent: str) -> None:
+    from boardlab.web import thinking
+
+    options = SMALL[game_id]
+    judged = 0
+    for seed in range(3):
+        record = random_record(game_id, seed)
+        whole = review(record, agent).to_dict()
+        judged += sum(not item["exact"] for item in whole["items"])
+        actions = record.action_strings()
+        for size in (1, 5, thinking.REVIEW_PART):
+            parts = [
+                thinking.review_part(game_id, options, None, actions, agent, first, last)
+                for first, last in thinking.review_parts(len(actions), size)
+            ]
+            assert thinking.reviewed(game_id, options, agent, parts) == whole
+    # the agent's values were compared, not only the solver's (which reach every position
+    # of small Galatjang games)
+    assert judged > 0 or game_id == "galatjang"
+
+
+def test_a_review_by_the_hard_agent_made_in_parts_is_the_whole_review() -> None:
+    from boardlab.web import thinking
+
+    record = random_record("jinli", 4)
+    actions = record.action_strings()[:10]
+    whole = thinking.review("jinli", SMALL["jinli"], None, actions, "hard")
+    parts = [
+        thinking.review_part("jinli", SMALL["jinli"], None, actions, "hard", first, last)
+        for first, last in thinking.review_parts(len(actions), 4)
+    ]
+    assert len(parts) == 3 and [len(part) for part in parts] == [4, 4, 2]
+    assert thinking.reviewed("jinli", SMALL["jinli"], "hard", parts) == whole

@@ -109,9 +109,19 @@ class Review:
         }
 
 
-def review(record: GameRecord, agent: str = "hard", progress: Progress | None = None) -> Review:
+def review(
+    record: GameRecord,
+    agent: str = "hard",
+    progress: Progress | None = None,
+    *,
+    first: int = 0,
+    last: int | None = None,
+) -> Review:
     """Judge every action of ``record`` (exact values where a solver reaches, else the
-    agent's)."""
+    agent's), or those of plies ``first`` to ``last`` (excluded): the items of slices
+    that cover the game, put together, are the whole game's, so a long review can be
+    made in parts. Each position is searched with a seed of its own, the same whichever
+    slice asks."""
     from boardlab.ai import make_agent
     from boardlab.solve import exact_values
 
@@ -129,14 +139,17 @@ def review(record: GameRecord, agent: str = "hard", progress: Progress | None = 
                 values[ply] = (2 * outcome.score(position.to_act) - 1, None)
             else:
                 searcher.reset()
+                searcher.rng.seed(ply)
                 analyze = getattr(searcher, "analyze", searcher.choose)
                 choice = analyze(position)
                 values[ply] = (choice.value or 0.0, choice.action)
         return values[ply]
 
     result = Review(game, agent)
-    total = len(record.actions)
-    for ply, action in enumerate(record.actions):
+    last = len(record.actions) if last is None else last
+    total = last - first
+    for ply in range(first, last):
+        action = record.actions[ply]
         position = record.positions[ply]
         exact = exact_values(game, position.state)
         if exact is not None and action in exact:
@@ -144,7 +157,7 @@ def review(record: GameRecord, agent: str = "hard", progress: Progress | None = 
         else:
             result.items.append(_agent_item(record, ply, action, judged))
         if progress is not None:
-            progress(ply + 1, total)
+            progress(ply + 1 - first, total)
     return result
 
 

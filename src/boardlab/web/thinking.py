@@ -4,6 +4,7 @@ state, so any worker (or a restarted one) answers any game."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import multiprocessing
 from collections.abc import Sequence
@@ -80,6 +81,47 @@ def review(
 
     record = rebuild(game_id, options, start, actions)
     return review_record(record, spec).to_dict()
+
+
+#: Actions a review judges in one job: a few seconds with the hard agent, so a long review
+#: takes its turns in the queue beside other work, not one turn of a minute.
+REVIEW_PART = 12
+
+
+def review_parts(length: int, size: int = REVIEW_PART) -> list[tuple[int, int]]:
+    """The plies ``(first, last)`` (last excluded) of each part of a review of ``length``
+    actions."""
+    return [(first, min(first + size, length)) for first in range(0, length, size)]
+
+
+def review_part(
+    game_id: str,
+    options: dict[str, Any],
+    start: str | None,
+    actions: Sequence[str],
+    spec: str,
+    first: int,
+    last: int,
+) -> list[dict[str, Any]]:
+    """The review's items for plies ``first`` to ``last`` (excluded) of a stored game, as
+    JSON data; ``reviewed`` puts the parts together."""
+    from boardlab.review import review as review_record
+
+    record = rebuild(game_id, options, start, actions)
+    part = review_record(record, spec, first=first, last=last)
+    return [dataclasses.asdict(item) for item in part.items]
+
+
+def reviewed(
+    game_id: str, options: dict[str, Any], spec: str, parts: Sequence[Sequence[dict[str, Any]]]
+) -> dict[str, Any]:
+    """The review made of ``parts`` (``review_part``'s answers, in order), the same data
+    as ``review`` answers for the whole game: counts and average losses over every item."""
+    import boardlab
+    from boardlab.review import Review, ReviewItem
+
+    items = [ReviewItem(**item) for part in parts for item in part]
+    return Review(boardlab.new_game(game_id, **options), spec, items).to_dict()
 
 
 def pool(workers: int) -> Executor:
