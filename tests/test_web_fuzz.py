@@ -30,6 +30,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
 
 from boardlab.web import app as web_app
+from boardlab.web.guard import Limits
 from web_support import SMALL, new_game
 
 #: Cases per operation of the API (for each database): the whole file stays under a
@@ -98,6 +99,7 @@ def online_game(http: TestClient, seated: bool) -> Target:
     page = http.get(f"/play/{game_id}").text
     found = re.search(r'id="invitation-link" readonly value="[^"]*(/join/[^"]+)"', page)
     assert found, "the creator's page shows the invitation"
+    http.cookies.delete(f"seat-{game_id}")  # the friend's browser holds no seat yet
     joined = http.post(found.group(1), follow_redirects=False)
     assert joined.status_code == 303, joined.text
     return Target(game_id, (creator, seat_secret(http, game_id)))
@@ -250,12 +252,11 @@ def fuzz_operation(http: TestClient, operation: Any) -> int:
 
 
 @pytest.fixture
-def http(database: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+def http(database: str) -> Iterator[TestClient]:
     """The app, its AI in one process, closed after the test (its lifespan). It makes
     fresh games for every operation: more than the rate limit on making them allows
     one address (a page's limit, not the API's)."""
-    monkeypatch.setattr(web_app, "GAMES_A_MINUTE", 1000)
-    app = web_app.create_app(database, workers=1)
+    app = web_app.create_app(database, workers=1, limits=Limits(games=1000))
     # a server error is answered (and judged by the checks), not raised in the test
     with TestClient(app, raise_server_exceptions=False) as test_client:
         yield test_client

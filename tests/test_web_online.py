@@ -501,8 +501,9 @@ def test_injected_markup_is_shown_as_text(people: list[Any]) -> None:
 
 
 def test_making_games_is_rate_limited_per_address(people: list[Any]) -> None:
-    from boardlab.web.app import GAMES_A_MINUTE
+    from boardlab.web.guard import Limits
 
+    GAMES_A_MINUTE = Limits().games
     creator, *_ = people
     form = {"opponent": "human", "seat": "0", **SMALL["galatjang"]}
     codes = [

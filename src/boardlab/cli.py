@@ -440,6 +440,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=_("processes in which the AI searches, for each server process (default 2)"),
     )
+    serve.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help=_("a bound on what one client may do, e.g. uploads=20 (the list: docs/web.md)"),
+    )
+    serve.add_argument(
+        "--proxy",
+        metavar="ADDRESSES",
+        help=_(
+            "the reverse proxies in front of the server (comma-separated addresses): only "
+            "their X-Forwarded-For and X-Forwarded-Proto are believed"
+        ),
+    )
+    serve.add_argument(
+        "--secure-cookies",
+        action="store_true",
+        help=_("mark cookies Secure: the site is reached over HTTPS only"),
+    )
     for sub in commands.choices.values():  # --lang after the command too
         lang_flag(sub, argparse.SUPPRESS)
     return parser
@@ -985,9 +1005,20 @@ def run_review(args: argparse.Namespace) -> int:
 
 def run_serve(args: argparse.Namespace) -> int:
     require("web", "boardlab serve")
+    from boardlab.web.guard import Limits
     from boardlab.web.serve import serve
 
-    return serve(args.host, args.port, args.db, args.ai_workers, args.workers)
+    limits = Limits.parse(args.limit)
+    return serve(
+        args.host,
+        args.port,
+        args.db,
+        args.ai_workers,
+        args.workers,
+        limits=limits,
+        proxies=args.proxy,
+        secure_cookies=args.secure_cookies,
+    )
 
 
 def run_tournament(args: argparse.Namespace) -> int:

@@ -25,3 +25,14 @@ class OptionError(BoardlabError):
 
 class UnknownGameError(BoardlabError):
     """A game id that is not registered."""
+
+
+#: The most of a refused input a message quotes: enough to recognise it, never a copy
+#: of whatever was sent.
+QUOTED = 80
+
+
+def clipped(text: object, most: int = QUOTED) -> str:
+    """``text`` as an error message quotes it: cut after ``most`` characters."""
+    shown = str(text)
+    return shown if len(shown) <= most else shown[:most] + "…"

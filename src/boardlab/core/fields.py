@@ -3,7 +3,7 @@ so an error says which part of which string was wrong and what it should look li
 
 from __future__ import annotations
 
-from boardlab.core.errors import InvalidNotationError
+from boardlab.core.errors import InvalidNotationError, clipped
 from boardlab.core.i18n import _
 
 
@@ -15,7 +15,13 @@ def split_fields(text: str, names: tuple[str, ...], game: str) -> list[str]:
             _(
                 "malformed {game} position string {text!r}: expected {count} fields "
                 "({names}), got {got}"
-            ).format(game=game, text=text, count=len(names), names=" ".join(names), got=len(fields))
+            ).format(
+                game=game,
+                text=clipped(text),
+                count=len(names),
+                names=" ".join(names),
+                got=len(fields),
+            )
         )
     return fields
 
@@ -35,7 +41,7 @@ def read_int(word: str, field: str, text: str, low: int = 0, high: int = 10**9) 
             _(
                 "malformed {field} {word!r} in position string {text!r}: "
                 "expected an integer from {low} to {high}"
-            ).format(field=_(field), word=word, text=text, low=low, high=high)
+            ).format(field=_(field), word=clipped(word), text=clipped(text), low=low, high=high)
         )
     return int(word)
 
@@ -47,7 +53,7 @@ def read_pair(word: str, field: str, text: str, high: int = 10**9) -> tuple[int,
         raise InvalidNotationError(
             _(
                 "malformed {field} {word!r} in position string {text!r}: expected two numbers a/b"
-            ).format(field=_(field), word=word, text=text)
+            ).format(field=_(field), word=clipped(word), text=clipped(text))
         )
     return read_int(parts[0], field, text, 0, high), read_int(parts[1], field, text, 0, high)
 
@@ -58,6 +64,8 @@ def read_choice(word: str, field: str, text: str, choices: tuple[str, ...]) -> i
         raise InvalidNotationError(
             _(
                 "malformed {field} {word!r} in position string {text!r}: expected one of {choices}"
-            ).format(field=_(field), word=word, text=text, choices=", ".join(choices))
+            ).format(
+                field=_(field), word=clipped(word), text=clipped(text), choices=", ".join(choices)
+            )
         )
     return choices.index(word)

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from boardlab.core.board import ActionParts, Board, Note
-from boardlab.core.errors import IllegalActionError, InvalidNotationError
+from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.i18n import N_, _, noun, pgettext
 from boardlab.core.options import OptionSchema, OptionValue
 
@@ -328,6 +328,11 @@ class Game(ABC, Generic[State]):
         return f"<Game {self.id}{args}>"
 
 
+#: The longest action string any game writes, with room to spare (a record's and a
+#: database's bound too).
+MAX_ACTION_TEXT = 64
+
+
 class Position(Generic[State]):
     """An immutable, hashable position of a game: a state and the rules it is read with."""
 
@@ -408,6 +413,13 @@ class Position(Generic[State]):
     # ------------------------------------------------------------------ text
     def parse_action(self, text: str) -> int:
         """The legal action named by ``text``; a clear error if malformed or illegal."""
+        if len(text) > MAX_ACTION_TEXT:  # refused unread: no message repeats all of it
+            raise InvalidNotationError(
+                _(
+                    "invalid action {text!r}: too long ({count} characters), an action "
+                    "string has at most {most}"
+                ).format(text=clipped(text), count=len(text), most=MAX_ACTION_TEXT)
+            )
         try:
             code = self.game.parse_action(self.state, text)
         except InvalidNotationError as error:
@@ -415,7 +427,7 @@ class Position(Generic[State]):
         except IllegalActionError as error:
             raise IllegalActionError(self._where(error)) from None
         if not self.is_legal(code):
-            raise self._illegal(repr(text))
+            raise self._illegal(repr(clipped(text)))
         return code
 
     def action_string(self, action: int) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from boardlab.core.errors import OptionError
+from boardlab.core.errors import OptionError, clipped
 from boardlab.core.fields import is_number
 from boardlab.core.i18n import _
 
@@ -89,7 +89,7 @@ class Option:
     def _refuse(self, value: object) -> OptionError:
         return OptionError(
             _("bad value {value!r} for option {name!r}: expected {allowed}").format(
-                value=str(value), name=self.name, allowed=self.allowed()
+                value=clipped(value), name=self.name, allowed=self.allowed()
             )
         )
 
@@ -112,7 +112,7 @@ class OptionSchema:
             message = _("unknown option {name!r} of {game}: the options are {names}")
         else:
             message = _("unknown option {name!r}: the options are {names}")
-        raise OptionError(message.format(name=name, game=game, names=names))
+        raise OptionError(message.format(name=clipped(name), game=game, names=names))
 
     def defaults(self) -> dict[str, OptionValue]:
         return {o.name: o.default for o in self.options}
@@ -132,7 +132,7 @@ class OptionSchema:
             name, sep, text = item.partition("=")
             if not sep or not name.strip():
                 raise OptionError(
-                    _("malformed option {item!r}: expected key=value").format(item=item)
+                    _("malformed option {item!r}: expected key=value").format(item=clipped(item))
                 )
             option = self.get(name.strip(), game)
             values[option.name] = option.parse(text)

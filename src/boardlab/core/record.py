@@ -322,10 +322,13 @@ class GameRecord:
         game: str | Game[Any] | None = None,
         options: Mapping[str, Any] | None = None,
         start: str | None = None,
+        most: int | None = None,
     ) -> GameRecord:
         """Read a record, or a bare list of actions. ``game`` names the game when the text
         has no Game tag (and must agree when it has one); ``options`` and ``start`` (a
-        position string) add to or override the text's Options and Position tags."""
+        position string) add to or override the text's Options and Position tags. A
+        record of more than ``most`` actions is refused before any is played (a server's
+        bound on the games it keeps)."""
         headers: dict[str, str] = {}
         moves: list[tuple[int, str]] = []
         comments: list[tuple[int, str]] = []
@@ -358,8 +361,8 @@ class GameRecord:
             raise
         except BoardlabError as error:  # the Game, Options or Position tag
             raise RecordError(_("in the tags: {error}").format(error=error)) from None
-        if len(moves) > record.game.max_actions + 1:  # the last word may be a result
-            raise RecordError(_too_long(len(moves), record.game))
+        if len(moves) > min(record.game.max_actions, most or record.game.max_actions) + 1:
+            raise RecordError(_too_long(len(moves), record.game, most))  # a result, maybe
         results_words = {*record.game.players, "draw", UNFINISHED}
         while moves and moves[-1][1].lower() in results_words:
             results.append(moves.pop())
@@ -459,10 +462,11 @@ class GameRecord:
         game: str | Game[Any] | None = None,
         options: Mapping[str, Any] | None = None,
         start: str | None = None,
+        most: int | None = None,
     ) -> GameRecord:
         """A record from its JSON data, every field checked for its type. ``game`` must
-        agree with the record's game when given; ``options`` and ``start`` override the
-        record's, as for the text format."""
+        agree with the record's game when given; ``options``, ``start`` and ``most``
+        as for the text format."""
         if not isinstance(data, Mapping) or data.get("format") != JSON_FORMAT:
             raise RecordError(
                 _('not a boardlab JSON record: expected "format": {format!r}').format(
@@ -514,8 +518,8 @@ class GameRecord:
         actions = _field(data, "actions", list, N_("a list of action strings"), [])
         if not all(isinstance(action, str) for action in actions):
             raise RecordError(_('"actions" must be a list of action strings'))
-        if len(actions) > game.max_actions:
-            raise RecordError(_too_long(len(actions), game))
+        if len(actions) > min(game.max_actions, most or game.max_actions):
+            raise RecordError(_too_long(len(actions), game, most))
         for index, action in enumerate(actions, 1):
             try:
                 record.play(str(action))
@@ -617,8 +621,12 @@ def _field(data: Mapping[str, Any], name: str, kind: type, shown: str, default: 
     return value
 
 
-def _too_long(count: int, game: Game[Any]) -> str:
-    """The error for a record of more actions than ``game`` allows."""
+def _too_long(count: int, game: Game[Any], most: int | None = None) -> str:
+    """The error for a record of more actions than ``game`` allows, or than ``most``."""
+    if most is not None and most < game.max_actions:
+        return _("more than {most} actions: the longest record taken here has {most}").format(
+            most=most
+        )
     return _(
         "{count} actions: more than a game of {game} under these options can have ({most})"
     ).format(count=count, game=game.id, most=game.max_actions)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from boardlab.core.errors import UnknownGameError
+from boardlab.core.errors import UnknownGameError, clipped
 from boardlab.core.game import Game
 from boardlab.core.i18n import _
 
@@ -36,7 +36,9 @@ def game_class(game_id: str) -> type[Game[Any]]:
     except KeyError:
         known = ", ".join(_GAMES)
         raise UnknownGameError(
-            _("unknown game {game!r}: the games are {known}").format(game=game_id, known=known)
+            _("unknown game {game!r}: the games are {known}").format(
+                game=clipped(game_id), known=known
+            )
         ) from None
 
 

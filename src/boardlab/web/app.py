@@ -8,13 +8,14 @@ Every request is checked by the engine; whatever goes wrong becomes one clear me
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
 import os
 import re
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, unquote
@@ -23,6 +24,7 @@ from fastapi import (
     Depends,
     FastAPI,
     Header,
+    Query,
     Request,
     UploadFile,
     WebSocket,
@@ -38,12 +40,22 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import boardlab
 from boardlab.ai import level_name
-from boardlab.core.errors import BoardlabError, UnknownGameError
+from boardlab.core.errors import BoardlabError, UnknownGameError, clipped
+from boardlab.core.game import Game
 from boardlab.core.i18n import _, language, ngettext, use_language
 from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.web import pages
 from boardlab.web.clock import new_clock
-from boardlab.web.guard import RateLimit, SecurityHeaders
+from boardlab.web.guard import (
+    BodyLimit,
+    Limits,
+    RateLimit,
+    SameOrigin,
+    SecurityHeaders,
+    TooLarge,
+    TooSlow,
+    client_key,
+)
 from boardlab.web.language import (
     LanguageMiddleware,
     check_query,
@@ -63,22 +75,27 @@ from boardlab.web.service import (
     new_secret,
     record_of,
 )
-from boardlab.web.store import NotFound, SeatTaken, StaleError, Store, StoredGame
+from boardlab.web.store import (
+    DatabaseAway,
+    NotFound,
+    SeatTaken,
+    StaleError,
+    Store,
+    StoredGame,
+)
 from boardlab.web.talk import CHAT_LINES, CHAT_SECONDS, check_line, check_name
 
 HERE = Path(__file__).parent
 COOKIE = "boardlab_browser"
 #: The cookie of the name a player last gave.
 NAME = "boardlab_name"
-#: The largest record a page may upload.
-MAX_UPLOAD = 1 << 20
 #: The largest message a page may send over its WebSocket, the kinds it may send, and
 #: how many in how many seconds before the socket is closed.
 MAX_MESSAGE = 4096
 SOCKET_MESSAGES = ("ping", "chat")
 SOCKET_MOST, SOCKET_SECONDS = 60, 10.0
-#: New games a client address may make in a minute.
-GAMES_A_MINUTE = 30
+#: Seconds a client is asked to wait while the database is away.
+RETRY_SECONDS = 5
 
 
 class TooMany(BoardlabError):
@@ -116,11 +133,16 @@ REFUSALS = {
     400: "The request cannot be taken: an illegal action, the game already over, nothing "
     "to undo, an unknown language in `lang`.",
     403: "The asker does not hold the seat that would act (no secret, or another seat's, "
-    "in its cookie or the X-Boardlab-Seat header).",
+    "in its cookie or the X-Boardlab-Seat header), or the request came from another "
+    "site's page (its Origin or Sec-Fetch-Site).",
     404: "There is no game of that id.",
     409: "The game has moved on: `ply` is not the number of actions it holds; reload and "
     "answer again.",
+    408: "The request's body was not sent in time (the limit `request_seconds`).",
+    413: "The request's body is larger than the server takes (the limit `body`).",
     422: "The body (or a parameter) is not of the documented form.",
+    429: "Too many requests of this kind from this client: wait and try again.",
+    503: "The database is away for a moment: try again after `Retry-After` seconds.",
 }
 
 
@@ -129,8 +151,10 @@ def refusals(*statuses: int, switches_language: bool = False) -> dict[int | str,
     body, not FastAPI's), the router's redirect of a game's address that ends in a slash
     (one with a 404: a game id in the path), and for a GET the redirect a ``lang`` that
     names a language gets (``LanguageMiddleware``)."""
+    everywhere = (408, 413, 422, 503)
     found: dict[int | str, Any] = {
-        status: {"model": ErrorBody, "description": REFUSALS[status]} for status in (*statuses, 422)
+        status: {"model": ErrorBody, "description": REFUSALS[status]}
+        for status in (*statuses, *everywhere)
     }
     if 404 in statuses:
         found[307] = {"description": "The address ends in a slash: the same one without it."}
@@ -166,9 +190,16 @@ def download_of(media: str, kind: str) -> dict[str, Any]:
     }
 
 
-def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
+def create_app(
+    db: str | None = None,
+    workers: int = 2,
+    limits: Limits | None = None,
+    secure_cookies: bool = False,
+) -> FastAPI:
     """The app on the database at URL ``db`` (SQLite in the user data directory by
-    default), its agents searching in ``workers`` processes."""
+    default), its agents searching in ``workers`` processes, each client held to
+    ``limits``; ``secure_cookies``: every cookie Secure (the site is HTTPS only)."""
+    limits = limits or Limits()
     store = Store(db)
     service = GameService(store, workers)
     templates = Jinja2Templates(directory=HERE / "templates")
@@ -208,15 +239,30 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         openapi_url="/api/openapi.json",
         dependencies=[Depends(check_query)],
     )
-    app.add_middleware(LanguageMiddleware)
+    app.add_middleware(BodyLimit, limits=limits)
+    app.add_middleware(SameOrigin)
+    app.add_middleware(LanguageMiddleware, secure=secure_cookies)
     app.add_middleware(SecurityHeaders)
-    creations = RateLimit(GAMES_A_MINUTE, 60.0)
+    creations = RateLimit(limits.games, 60.0)
+    uploads = RateLimit(limits.uploads, 60.0)
     chatter = RateLimit(CHAT_LINES, CHAT_SECONDS)
+    #: WebSockets open now, by client
+    sockets: collections.Counter[str] = collections.Counter()
+    app.state.limits = limits
+    app.state.secure_cookies = secure_cookies
     app.state.service = service
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
-    def page(request: Request, name: str, code: int = 200, **context: Any) -> Response:
-        response = templates.TemplateResponse(request, name, context, status_code=code)
+    def page(
+        request: Request,
+        name: str,
+        code: int = 200,
+        headers: Mapping[str, str] | None = None,
+        **context: Any,
+    ) -> Response:
+        response = templates.TemplateResponse(
+            request, name, context, status_code=code, headers=headers
+        )
         browser(request, response)
         return response
 
@@ -229,21 +275,16 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     def wants_json(request: Request) -> bool:
         return request.url.path.startswith("/api/") or "json" in request.headers.get("accept", "")
 
-    def failure(request: Request, status: int, message: str) -> Response:
+    def failure(
+        request: Request, status: int, message: str, headers: Mapping[str, str] | None = None
+    ) -> Response:
         if wants_json(request):
-            return JSONResponse({"error": message}, status_code=status)
-        return page(request, "error.html", status, message=message, status=status)
+            return JSONResponse({"error": message}, status_code=status, headers=headers)
+        return page(request, "error.html", status, headers, message=message, status=status)
 
     @app.exception_handler(BoardlabError)
     async def boardlab_error(request: Request, error: BoardlabError) -> Response:
-        status = 404 if isinstance(error, NotFound | UnknownGameError) else 400
-        if isinstance(error, StaleError | SeatTaken):
-            status = 409
-        if isinstance(error, NotYourSeat):
-            status = 403
-        if isinstance(error, TooMany):
-            status = 429
-        return failure(request, status, str(error))
+        return failure(request, status_of(error), str(error), headers_of(error))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> Response:
@@ -255,9 +296,18 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             return failure(
                 request, 404, _("there is no page at {path}").format(path=request.url.path)
             )
-        if isinstance(error.__cause__, UnicodeDecodeError):  # FastAPI's "error parsing the body"
-            return failure(request, 422, not_json(error.__cause__))
-        return failure(request, error.status_code, str(error.detail))
+        cause = error.__cause__  # of FastAPI's "error parsing the body"
+        if isinstance(cause, UnicodeDecodeError):
+            return failure(request, 422, not_json(cause))
+        if isinstance(cause, BoardlabError):  # the body too large or too slow
+            return failure(request, status_of(cause), str(cause), headers_of(cause))
+        if error.status_code == 405:
+            allowed = (error.headers or {}).get("Allow", "")
+            message = _("{method} is not answered at {path}: it takes {allowed}").format(
+                method=request.method[:16], path=request.url.path[:60], allowed=allowed
+            )
+            return failure(request, 405, message, error.headers)
+        return failure(request, error.status_code, str(error.detail), error.headers)
 
     @app.exception_handler(Exception)
     async def crash(request: Request, error: Exception) -> Response:
@@ -277,19 +327,34 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         form = pages.NewGameForm.empty(game_id)
         return page(request, "new.html", form=form)
 
-    @app.post("/new/{game_id}", include_in_schema=False)
-    async def new_game(request: Request, game_id: str) -> Response:
-        if not creations.allow(request.client.host if request.client else "?"):
+    def count_creation(request: Request) -> None:
+        """Count a new game (or rematch) of the asker's, refused over ``limits.games``."""
+        if not creations.allow(client_key(request.scope)):
             raise TooMany(
                 _("too many new games from your address: at most {most} a minute").format(
-                    most=GAMES_A_MINUTE
+                    most=limits.games
                 )
             )
+
+    def check_length(game: Game[Any]) -> None:
+        """Refuse options under which a game could outgrow ``limits.actions``."""
+        if game.max_actions > limits.actions:
+            raise RequestError(
+                _(
+                    "these options allow games of up to {count} actions; this server keeps "
+                    "games of up to {most}: choose options for a shorter game"
+                ).format(count=format_number(game.max_actions), most=format_number(limits.actions))
+            )
+
+    @app.post("/new/{game_id}", include_in_schema=False)
+    async def new_game(request: Request, game_id: str) -> Response:
+        count_creation(request)
         values = await request.form()
         form = pages.NewGameForm.empty(game_id)
         try:
             setup = form.read({k: v for k, v in values.items() if isinstance(v, str)})
             name = check_name(values.get("name"))
+            check_length(boardlab.new_game(game_id, **setup.options))
         except BoardlabError as error:
             form.error = str(error)
             return page(request, "new.html", 400, form=form)
@@ -314,10 +379,10 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         )
         service.wake(new_id)
         response = redirect(request, f"/play/{new_id}")
-        hold(response, new_id, secret)
-        remember(response, name)
+        hold(request, response, new_id, secret)
+        remember(request, response, name)
         if setup.open_seat is not None:
-            keep(response, INVITATION, new_id, invitation)
+            keep(request, response, INVITATION, new_id, invitation)
         return response
 
     @app.get("/play/{game_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -337,7 +402,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         if not Viewer((secret,)).seats(stored) or stored.seat_keys is None:
             raise NotFound(_("this seat link is not valid for game {game!r}").format(game=game_id))
         response = redirect(request, f"/play/{game_id}")
-        hold(response, game_id, secret)
+        hold(request, response, game_id, secret)
         return response
 
     @app.get("/join/{game_id}/{secret}", response_class=HTMLResponse, include_in_schema=False)
@@ -358,12 +423,12 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     async def rematch_page(request: Request, game_id: str) -> Response:
         """Open the rematch (making it if the opponent has not yet), seated."""
         viewer = viewer_of(request, game_id)
-        new_id = await service.rematch(game_id, viewer)
+        new_id = await service.rematch(game_id, viewer, lambda: count_creation(request))
         response = redirect(request, f"/play/{new_id}")
         stored, _record = await service.load(game_id)
         for secret in viewer.secrets:
             if Viewer((secret,)).seats(stored):
-                hold(response, new_id, secret)
+                hold(request, response, new_id, secret)
                 break
         return response
 
@@ -384,25 +449,30 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         stored, _record = await service.load(game_id)
         if stored.open_seat is None:
             raise SeatTaken(_("this seat is not open: someone has taken it"))
+        if viewer_of(request, game_id).seats(stored):
+            raise RequestError(
+                _(
+                    "you play this game already: the open seat is for your opponent; send "
+                    "them the invitation link"
+                )
+            )
         key = key_of(secret)
         await run_in_threadpool(
             store.take_seat, game_id, stored.open_seat, key, key if invited else None, name
         )
         await service.tell(game_id)
         response = redirect(request, f"/play/{game_id}")
-        hold(response, game_id, secret)
-        remember(response, name)
+        hold(request, response, game_id, secret)
+        remember(request, response, name)
         return response
 
     @app.get("/review/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def review_page(request: Request, game_id: str) -> Response:
+        """The game and its move list; the page asks for the boards it shows
+        (``positions``): all of a long game's boards ran to gigabytes."""
         stored, record = await service.load(game_id)
-        return page(
-            request,
-            "review.html",
-            state=service.describe(stored, record),
-            boards=pages.review_boards(record),
-        )
+        state = await run_in_threadpool(service.describe, stored, record)
+        return page(request, "review.html", state=state, positions=len(record) + 1)
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(request: Request, game_id: str) -> Response:
@@ -415,29 +485,43 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
 
     @app.post("/upload", include_in_schema=False)
     async def upload(request: Request, record: UploadFile) -> Response:
-        text = await read_upload(record)
-        try:
-            loaded = GameRecord.read(text)
+        """Keep an uploaded record to review, and to go on with if it is unfinished: its
+        seats are the uploader's alone, as in a game on one screen."""
+        if not uploads.allow(client_key(request.scope)):
+            raise TooMany(
+                _("too many uploads from your address: at most {most} a minute").format(
+                    most=limits.uploads
+                )
+            )
+        name = clipped(record.filename or _("the upload"))
+        text = await read_upload(record, name)
+        try:  # a replay of up to ``limits.actions`` actions: beside the event loop
+            loaded = await run_in_threadpool(GameRecord.read, text, most=limits.actions)
+            check_length(loaded.game)
         except BoardlabError as error:
-            name = record.filename or _("the upload")
             raise RequestError(f"{name}: {error}") from None
         start = loaded.start
+        secret = new_secret()
         new_id = await run_in_threadpool(
-            store.create,
-            loaded.game.id,
-            dict(loaded.game.non_default_options()),
-            [HUMAN, HUMAN],
-            browser_id(request),
-            None if start == loaded.game.initial() else start.position_string(),
-            dict(loaded.headers),
-            loaded.action_strings(),
-            loaded.resigned,
-            loaded.result(),
-            ending=loaded.resign_reason
-            if loaded.resigned is not None
-            else (AGREEMENT if loaded.agreed else None),
+            lambda: store.create(
+                loaded.game.id,
+                dict(loaded.game.non_default_options()),
+                [HUMAN, HUMAN],
+                browser_id(request),
+                None if start == loaded.game.initial() else start.position_string(),
+                dict(loaded.headers),
+                loaded.action_strings(),
+                loaded.resigned,
+                loaded.result(),
+                seat_keys=[key_of(secret), key_of(secret)],
+                ending=loaded.resign_reason
+                if loaded.resigned is not None
+                else (AGREEMENT if loaded.agreed else None),
+            )
         )
-        return redirect(request, f"/review/{new_id}")
+        response = redirect(request, f"/review/{new_id}")
+        hold(request, response, new_id, secret)
+        return response
 
     # ------------------------------------------------------------------ the API
     @app.get("/api/games", responses=refusals(400, switches_language=True))
@@ -493,6 +577,28 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
         """The AI's review of every action; ``running`` until it is ready."""
         return await service.review(game_id)
 
+    @app.get("/api/games/{game_id}/positions", responses=READ)
+    async def positions(
+        game_id: str,
+        start: Annotated[
+            int, Query(ge=0, description="The first position: 0 the start, p after action p.")
+        ] = 0,
+        count: Annotated[
+            int,
+            Query(
+                ge=1,
+                le=pages.MOST_POSITIONS,
+                description=f"How many positions, at most {pages.MOST_POSITIONS}.",
+            ),
+        ] = pages.MOST_POSITIONS,
+    ) -> dict[str, Any]:
+        """The boards of positions ``start`` to ``start + count - 1`` (fewer at the end
+        of the game) as the review page shows them, each with its ``ply``, the SVG, the
+        notes of the action that led to it, the tallies, what is due and who is to act;
+        ``positions``: how many the game has. A ``start`` past the end is a 400."""
+        stored = await run_in_threadpool(store.load, game_id)
+        return await run_in_threadpool(pages.review_positions, stored, start, count)
+
     @app.get(
         "/api/games/{game_id}/record.txt",
         response_class=Response,
@@ -500,7 +606,8 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     )
     async def record_text(game_id: str) -> Response:
         stored = await run_in_threadpool(store.load, game_id)
-        return download(record_of(stored).to_text(), f"{stored.game}-{game_id}.txt", "text/plain")
+        text = await run_in_threadpool(lambda: record_of(stored).to_text())  # a replay
+        return download(text, f"{stored.game}-{game_id}.txt", "text/plain")
 
     @app.get(
         "/api/games/{game_id}/record.json",
@@ -509,11 +616,24 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     )
     async def record_json(game_id: str) -> Response:
         stored = await run_in_threadpool(store.load, game_id)
-        text = record_of(stored).to_json()
+        text = await run_in_threadpool(lambda: record_of(stored).to_json())  # a replay
         return download(text, f"{stored.game}-{game_id}.json", "application/json")
 
     @app.websocket("/ws/games/{game_id}")
     async def watch(socket: WebSocket, game_id: str) -> None:
+        client = client_key(socket.scope)
+        if sockets[client] >= limits.sockets:
+            await socket.close(code=1008, reason="too many sockets from this address")
+            return
+        sockets[client] += 1
+        try:
+            await watch_game(socket, game_id)
+        finally:
+            sockets[client] -= 1
+            if sockets[client] <= 0:
+                del sockets[client]
+
+    async def watch_game(socket: WebSocket, game_id: str) -> None:
         await socket.accept()
         viewer = viewer_of(socket, game_id)
         try:
@@ -521,7 +641,7 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
             first = service.describe(stored, record, viewer)
         except BoardlabError as error:
             await socket.send_json({"type": "error", "message": str(error)})
-            await socket.close(code=4404)
+            await socket.close(code=1013 if isinstance(error, DatabaseAway) else 4404)
             return
 
         async def send(message: dict[str, Any]) -> None:
@@ -561,8 +681,8 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
                 return {"type": "pong"}
             line = check_line(data.get("text"))
 
-            def admit() -> None:
-                if not chatter.allow(f"{game_id}:{viewer.secrets}"):
+            def admit(seat: int) -> None:
+                if not chatter.allow(f"{game_id}:{seat}"):
                     raise TooMany(
                         _("too many chat lines: at most {most} in {seconds} seconds").format(
                             most=CHAT_LINES, seconds=int(CHAT_SECONDS)
@@ -581,10 +701,40 @@ def create_app(db: str | None = None, workers: int = 2) -> FastAPI:
     return app
 
 
+def status_of(error: BoardlabError) -> int:
+    """The HTTP status that refuses a request for ``error``."""
+    for kinds, status in (
+        (NotFound | UnknownGameError, 404),
+        (StaleError | SeatTaken, 409),
+        (NotYourSeat, 403),
+        (TooMany, 429),
+        (TooLarge, 413),
+        (TooSlow, 408),
+        (DatabaseAway, 503),
+    ):
+        if isinstance(error, kinds):
+            return status
+    return 400
+
+
+def headers_of(error: BoardlabError) -> dict[str, str] | None:
+    """The headers that go with the refusal: when to try again, for what passes."""
+    if isinstance(error, DatabaseAway):
+        return {"Retry-After": str(RETRY_SECONDS)}
+    if isinstance(error, TooMany):
+        return {"Retry-After": str(RETRY_SECONDS)}
+    return None
+
+
 def app_from_environment() -> FastAPI:
     """The app of one server process among several (``boardlab serve --workers N``):
     the database and the AI's processes are named in the environment."""
-    return create_app(os.environ["BOARDLAB_DB"], int(os.environ.get("BOARDLAB_AI_WORKERS", "2")))
+    return create_app(
+        os.environ["BOARDLAB_DB"],
+        int(os.environ.get("BOARDLAB_AI_WORKERS", "2")),
+        Limits.from_environment(),
+        secure_cookies=bool(os.environ.get("BOARDLAB_SECURE_COOKIES")),
+    )
 
 
 def read_message(message: str) -> dict[str, Any]:
@@ -620,15 +770,9 @@ def too_fast() -> str:
     )
 
 
-async def read_upload(upload: UploadFile) -> str:
-    data = await upload.read(MAX_UPLOAD + 1)
-    name = upload.filename or _("the upload")
-    if len(data) > MAX_UPLOAD:
-        raise RequestError(
-            _("{name} is larger than {size} KB: not a game record").format(
-                name=name, size=MAX_UPLOAD // 1024
-            )
-        )
+async def read_upload(upload: UploadFile, name: str) -> str:
+    """The text of an uploaded record (its size already bounded by ``Limits.body``)."""
+    data = await upload.read()
     if not data.strip():
         raise RequestError(
             _("{name} is empty: expected a game record (text or JSON)").format(name=name)
@@ -698,22 +842,29 @@ def viewer_of(request: Request | WebSocket, game_id: str) -> Viewer:
     return Viewer(tuple(secret for secret in sent if 16 <= len(secret) <= 64))
 
 
-def keep(response: Response, kind: str, game_id: str, secret: str) -> None:
+def set_cookie(request: Request, response: Response, name: str, value: str, years: int) -> None:
+    """A cookie no script reads, sent to this site alone, and only over HTTPS when the
+    request came so (or the server is told the site is HTTPS only)."""
+    secure = request.url.scheme == "https" or request.app.state.secure_cookies
     response.set_cookie(
-        f"{kind}-{game_id}", secret, max_age=365 * 86400, httponly=True, samesite="lax"
+        name, value, max_age=years * 365 * 86400, httponly=True, samesite="lax", secure=secure
     )
 
 
-def hold(response: Response, game_id: str, secret: str) -> None:
+def keep(request: Request, response: Response, kind: str, game_id: str, secret: str) -> None:
+    set_cookie(request, response, f"{kind}-{game_id}", secret, 1)
+
+
+def hold(request: Request, response: Response, game_id: str, secret: str) -> None:
     """Let this browser act for the seats ``secret`` holds in the game."""
-    keep(response, SEAT, game_id, secret)
+    keep(request, response, SEAT, game_id, secret)
 
 
-def remember(response: Response, name: str | None) -> None:
+def remember(request: Request, response: Response, name: str | None) -> None:
     """Keep the name a player gave, to fill it in on the next form (quoted: a cookie
     holds ASCII only)."""
     if name is not None:
-        response.set_cookie(NAME, quote(name), max_age=365 * 86400, httponly=True, samesite="lax")
+        set_cookie(request, response, NAME, quote(name), 1)
 
 
 def remembered(request: Request) -> str:
@@ -757,6 +908,4 @@ def browser_id(request: Request) -> str:
 def browser(request: Request, response: Response) -> None:
     """Give a browser its id cookie: its games are listed under it."""
     if request.cookies.get(COOKIE) != browser_id(request):
-        response.set_cookie(
-            COOKIE, browser_id(request), max_age=10 * 365 * 86400, httponly=True, samesite="lax"
-        )
+        set_cookie(request, response, COOKIE, browser_id(request), 10)

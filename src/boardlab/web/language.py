@@ -54,8 +54,9 @@ class LanguageMiddleware:
     """Speak the visitor's language inside the app; ``?lang=xx`` on any page switches
     and remembers it (a redirect to the same page without the parameter)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, secure: bool = False) -> None:
         self.app = app
+        self.secure = secure
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -64,14 +65,18 @@ class LanguageMiddleware:
         headers = Headers(scope=scope)
         lang = chosen(headers)
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-        asked = [value for key, value in query if key == "lang"]
+        asked = [value for key, value in query if key == "lang" and value]
         if scope["type"] == "http" and asked and scope["method"] in ("GET", "HEAD"):
             code = supported(asked[-1])
             if code is not None:
                 rest = urlencode([(k, v) for k, v in query if k != "lang"])
-                target = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
-                response = RedirectResponse(target, status_code=303)
-                response.set_cookie(COOKIE, code, max_age=365 * 86400, samesite="lax")
+                # one leading slash: "//host/..." would be another site's address
+                path = "/" + (scope.get("root_path", "") + scope["path"]).lstrip("/\\")
+                response = RedirectResponse(path + (f"?{rest}" if rest else ""), status_code=303)
+                secure = self.secure or scope.get("scheme") == "https"
+                response.set_cookie(
+                    COOKIE, code, max_age=365 * 86400, samesite="lax", secure=secure
+                )
                 await response(scope, receive, send)
                 return
             # an unknown one goes on to the app, which refuses it (``check_query``)
@@ -157,5 +162,5 @@ def format_when(moment: datetime.datetime) -> str:
 def check_query(lang: str | None = None) -> None:
     """Every route's ``lang`` parameter: a language we speak (the middleware has
     switched to it), else a clear error in the visitor's language."""
-    if lang is not None:
+    if lang:  # empty: no choice, as if it were not there
         check_language(lang)

@@ -18,12 +18,13 @@ import boardlab
 from boardlab.ai import LEVEL_WORDS, level_name
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.game import Game
-from boardlab.core.i18n import _, language, pgettext
+from boardlab.core.i18n import _, language, ngettext, pgettext
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
 from boardlab.web.language import format_when
 from boardlab.web.store import StoredGame
+from boardlab.web.thinking import rebuild
 
 HUMAN = "human"
 #: The opponent of a game between two people online: a friend invited by a link.
@@ -247,12 +248,20 @@ def lobby_list(games: list[StoredGame]) -> list[dict[str, Any]]:
     return rows
 
 
-def review_boards(record: GameRecord) -> list[dict[str, Any]]:
-    """Every position of a game as a review steps through it: the board with the action
-    that led to it marked, and what that action did."""
+#: The most boards one request of a review's positions draws: about 15 KB of SVG each,
+#: so an answer stays under a megabyte however long the game.
+MOST_POSITIONS = 50
+
+
+def review_boards(record: GameRecord, start: int, count: int) -> list[dict[str, Any]]:
+    """Positions ``start`` to ``start + count - 1`` of a game (clipped at its end) as a
+    review steps through them: the board with the action that led to it marked, and what
+    that action did. Only these are drawn: a long game's boards, all at once, ran to
+    gigabytes."""
     game = record.game
     boards = []
-    for ply, position in enumerate(record.positions):
+    for ply in range(start, min(start + count, len(record.positions))):
+        position = record.positions[ply]
         marked: tuple[str, ...] = ()
         notes: list[str] = []
         if ply:
@@ -262,6 +271,7 @@ def review_boards(record: GameRecord) -> list[dict[str, Any]]:
         board = game.board_model(position.state)
         boards.append(
             {
+                "ply": ply,
                 "svg": board_svg(game, board, marked),
                 "notes": notes,
                 "tallies": [[str(t) for t in side] for side in board.tallies],
@@ -270,6 +280,24 @@ def review_boards(record: GameRecord) -> list[dict[str, Any]]:
             }
         )
     return boards
+
+
+def review_positions(stored: StoredGame, start: int, count: int) -> dict[str, Any]:
+    """The answer to a review's request for positions ``start`` onwards (at most
+    ``count``): the game is replayed only as far as the last of them. Slow for a long
+    game (a replay and SVGs): call it off the event loop."""
+    total = len(stored.actions) + 1
+    if start >= total:
+        raise BoardlabError(
+            ngettext(
+                "no position {start}: this game has {n} position (0 to {last})",
+                "no position {start}: this game has {n} positions (0 to {last})",
+                total,
+            ).format(start=start, n=total, last=total - 1)
+        )
+    end = min(total, start + count)
+    record = rebuild(stored.game, stored.options, stored.start, stored.actions[: end - 1])
+    return {"positions": total, "start": start, "boards": review_boards(record, start, count)}
 
 
 # ---------------------------------------------------------------------- rules pages

@@ -1,19 +1,108 @@
-"""``boardlab serve``: the web app on uvicorn, with the address printed first."""
+"""``boardlab serve``: the web app on uvicorn, with the address printed first, and the
+bounds on connections that only the HTTP server can keep: a client's open connections,
+and the time it may take to send a request's headers."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import errno
 import os
 import socket
+from typing import Any, ClassVar
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
+from boardlab.web.guard import Limits, client_key
 
 
-def serve(host: str, port: int, db: str | None, ai_workers: int, workers: int = 1) -> int:
+class GuardedHTTP(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, bounded: a client (not a named proxy) holds at most
+    ``Limits.connections`` at once, and a connection that has not sent a whole request's
+    headers within ``Limits.request_seconds`` of opening, or of its last answer, is
+    closed (half-sent requests would otherwise stay open for ever)."""
+
+    #: connections open in this process, by client
+    open: ClassVar[collections.Counter[str]] = collections.Counter()
+    limits: ClassVar[Limits | None] = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if GuardedHTTP.limits is None:
+            GuardedHTTP.limits = Limits.from_environment()
+        self.counted: str | None = None
+        self.headers_due: asyncio.TimerHandle | None = None
+        host = self.client[0] if self.client else "?"
+        if not proxy(host, self.config.forwarded_allow_ips if self.config.proxy_headers else []):
+            self.counted = client_key({"client": self.client})
+            GuardedHTTP.open[self.counted] += 1
+            if GuardedHTTP.open[self.counted] > GuardedHTTP.limits.connections:
+                transport.close()
+                return
+        self._expect_headers()
+
+    def _expect_headers(self) -> None:
+        assert GuardedHTTP.limits is not None
+        if self.headers_due is not None:
+            self.headers_due.cancel()
+        self.headers_due = self.loop.call_later(
+            GuardedHTTP.limits.request_seconds, self._headers_overdue
+        )
+
+    def _headers_overdue(self) -> None:
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+    def _forget(self) -> None:
+        if self.headers_due is not None:
+            self.headers_due.cancel()
+        if self.counted is not None:
+            GuardedHTTP.open[self.counted] -= 1
+            if GuardedHTTP.open[self.counted] <= 0:
+                del GuardedHTTP.open[self.counted]
+            self.counted = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._forget()
+        super().connection_lost(exc)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._forget()  # a WebSocket is counted by the app, under ``Limits.sockets``
+        super().handle_websocket_upgrade(event)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._expect_headers()
+
+
+def proxy(host: str, trusted: Any) -> bool:
+    """Whether ``host`` is one of the proxies named to the server."""
+    if isinstance(trusted, str):
+        trusted = [part.strip() for part in trusted.split(",")]
+    return "*" in trusted or host in trusted
+
+
+def serve(
+    host: str,
+    port: int,
+    db: str | None,
+    ai_workers: int,
+    workers: int = 1,
+    limits: Limits | None = None,
+    proxies: str | None = None,
+    secure_cookies: bool = False,
+) -> int:
     """Serve the web app on ``host:port`` in ``workers`` processes that share the
     listening socket and the database (PostgreSQL when more than one: they tell each
-    other of every change), the AI searching in ``ai_workers`` processes beside each."""
+    other of every change), the AI searching in ``ai_workers`` processes beside each.
+    ``proxies`` are the addresses whose ``X-Forwarded-For`` and ``X-Forwarded-Proto``
+    the server believes (none by default: a client cannot choose its own address);
+    ``secure_cookies`` marks every cookie Secure (also done for requests that came over
+    HTTPS)."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
@@ -32,6 +121,8 @@ def serve(host: str, port: int, db: str | None, ai_workers: int, workers: int = 
     listener = bind(host, port)
     os.environ["BOARDLAB_DB"] = url  # for the processes of the app (and only them)
     os.environ["BOARDLAB_AI_WORKERS"] = str(ai_workers)
+    os.environ["BOARDLAB_LIMITS"] = (limits or Limits()).to_environment()
+    os.environ["BOARDLAB_SECURE_COOKIES"] = "1" if secure_cookies else ""
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{listener.getsockname()[1]}/"
     print(_("boardlab: playing at {address}").format(address=address), flush=True)
@@ -45,6 +136,10 @@ def serve(host: str, port: int, db: str | None, ai_workers: int, workers: int = 
         workers=workers,
         log_level="warning",
         ws_max_size=1 << 16,
+        http=GuardedHTTP,
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or "",
+        server_header=False,
     )
     if workers > 1:
         Multiprocess(config, sockets=[listener]).run()

@@ -36,6 +36,7 @@ from boardlab.web.store import (
     CHANNEL,
     ORIGIN,
     ChatLine,
+    DatabaseAway,
     StaleError,
     Store,
     StoredGame,
@@ -83,8 +84,8 @@ class Viewer:
 
     def seats(self, stored: StoredGame) -> frozenset[int]:
         """The seats this viewer acts for; none for a spectator."""
-        if stored.seat_keys is None:  # a game from before seats had keys: its link acts
-            return frozenset(k for k, spec in enumerate(stored.seats) if spec == HUMAN)
+        if stored.seat_keys is None:  # from before seats had keys: a review only
+            return frozenset()
         keys = {key_of(secret) for secret in self.secrets}
         return frozenset(
             k
@@ -179,10 +180,10 @@ class GameService:
         """The game as stored; a player whose clock has run out has lost it on time
         (whoever looks first, a page, a request or the timer, finds it so)."""
         stored = await run_in_threadpool(self.store.load, game_id)
-        record = record_of(stored)
+        record = await run_in_threadpool(record_of, stored)  # a replay: beside the loop
         to_act = None if record.is_over() else record.position.to_act
         if to_act is not None and clock.expired(stored.clock, to_act, clock.milliseconds()):
-            ended = record_of(stored)
+            ended = await run_in_threadpool(record_of, stored)
             ended.resign(to_act, "time")
             stopped = clock.flagged(stored.clock or {}, to_act, clock.milliseconds())
             with contextlib.suppress(StaleError):  # someone acted or flagged it first
@@ -190,7 +191,7 @@ class GameService:
                     self.store.end, game_id, len(record), to_act, ended.result(), "time", stopped
                 )
             stored = await run_in_threadpool(self.store.load, game_id)
-            record = record_of(stored)
+            record = await run_in_threadpool(record_of, stored)
             self._spawn(self._broadcast(stored, record))
         return stored, record
 
@@ -296,7 +297,13 @@ class GameService:
         player = to_act if to_act in humans else humans[0]
         record.resign(player)
         await run_in_threadpool(
-            self.store.end, game_id, len(record), player, record.result(), "resign", stopped(stored)
+            self.store.end,
+            game_id,
+            len(record),
+            player,
+            record.result(),
+            "resign",
+            stopped(stored, record),
         )
         return await self._changed(game_id, viewer)
 
@@ -331,22 +338,26 @@ class GameService:
                 None,
                 record.result(),
                 AGREEMENT,
-                stopped(stored),
+                stopped(stored, record),
             )
         else:
             await run_in_threadpool(self.store.offer_draw, game_id, len(record), None)
         return await self._changed(game_id, viewer)
 
-    async def rematch(self, game_id: str, viewer: Viewer) -> str:
+    async def rematch(
+        self, game_id: str, viewer: Viewer, admit: Callable[[], None] = lambda: None
+    ) -> str:
         """The rematch of a finished game, made on the first request of a player: the
         same game and options, the seats swapped, each player's secret acting for their
-        new seat. Its id."""
+        new seat. Its id. ``admit`` (the caller's limit on new games, raising to refuse)
+        counts the making only."""
         stored, record = await self.load(game_id)
         if not record.is_over():
             raise RequestError(_("a rematch follows a finished game"))
         check_seat(stored, record, viewer, None)
         if stored.rematch is not None:
             return stored.rematch
+        admit()
         keys = stored.seat_keys or (None, None)
         made = await run_in_threadpool(
             lambda: self.store.create(
@@ -369,16 +380,17 @@ class GameService:
         return kept
 
     async def say(
-        self, game_id: str, text: str, viewer: Viewer, admit: Callable[[], None] = lambda: None
+        self, game_id: str, text: str, viewer: Viewer, admit: Callable[[int], None] = lambda _: None
     ) -> None:
         """Keep a line of chat from a player of a game online (``text`` already checked)
         and send it to the players' pages, here and in the other server processes.
-        ``admit`` (the caller's rate limit, raising to refuse) counts players' lines only."""
+        ``admit`` (the caller's rate limit by seat, raising to refuse) counts players'
+        lines only."""
         stored = await run_in_threadpool(self.store.load, game_id)
         seats = viewer.seats(stored)
         if not online(stored) or not seats:
             raise NotYourSeat(_("only the two players of a game online chat, and you hold no seat"))
-        admit()
+        admit(min(seats))
         line = await run_in_threadpool(self.store.say, game_id, min(seats), text)
         await self._tell_chat(stored, [line])
 
@@ -492,6 +504,9 @@ class GameService:
                     await self._store_action(stored, record, action)
                 except StaleError:
                     continue  # overtaken by an undo or a resignation: look again
+        except DatabaseAway as error:  # the store has said so in the log
+            self.trouble[game_id] = (time.monotonic(), str(error))
+            thought = True
         except Exception as error:  # the page says so, the log has the details
             log.exception("the agent of game %s could not play", game_id)
             self.trouble[game_id] = (time.monotonic(), str(error))
@@ -555,12 +570,14 @@ class GameService:
         since announcements may have been missed meanwhile."""
         import psycopg
 
+        failing = False  # said once an outage, not once a second
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(
                     self.store.listen_url(), autocommit=True
                 ) as connection:
                     await connection.execute(f"LISTEN {CHANNEL}")
+                    failing = False
                     for game_id in list(self.watchers):
                         self._spawn(self.tell(game_id))
                     async for note in connection.notifies():
@@ -574,7 +591,10 @@ class GameService:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarts, the network fails
-                log.warning("listening for changes failed (%s); again in a second", error)
+                if not failing:
+                    why = str(error).strip().splitlines()[0][:200] if str(error) else error
+                    log.warning("listening for changes failed (%s); trying every second", why)
+                failing = True
                 await asyncio.sleep(1.0)
 
     # ------------------------------------------------------------------ watchers
@@ -664,11 +684,11 @@ def fresh_clock(old: clock.Clock | None) -> clock.Clock | None:
     return None if old is None else clock.new_clock(old["base"], old["increment"])
 
 
-def stopped(stored: StoredGame) -> clock.Clock | None:
+def stopped(stored: StoredGame, record: GameRecord) -> clock.Clock | None:
     """The game's clock stopped now, the player to act's thinking time taken off."""
     if stored.clock is None or stored.clock["since"] is None:
         return stored.clock
-    to_act = record_of(stored).position.to_act
+    to_act = record.position.to_act
     return clock.after_action(stored.clock, to_act, None, clock.milliseconds())
 
 

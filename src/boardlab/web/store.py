@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import secrets
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,12 +38,21 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    NoSuchModuleError,
+    OperationalError,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, counted
 from boardlab.web import clock
+
+log = logging.getLogger("boardlab.web")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: The PostgreSQL channel on which every change to a game is announced (its payload
@@ -62,6 +73,11 @@ class NotFound(BoardlabError):
 
 class SeatTaken(BoardlabError):
     """A seat someone else took first, or one that is not open."""
+
+
+class DatabaseAway(BoardlabError):
+    """The database cannot be reached now (restarting, the network down): the request
+    is refused, to be sent again, and nothing was changed."""
 
 
 class Base(DeclarativeBase):
@@ -254,6 +270,8 @@ class Store:
         self._writing = threading.RLock() if sqlite else contextlib.nullcontext()
         #: whether changes are announced to the other server processes (PostgreSQL)
         self.announces = self.engine.dialect.name == "postgresql"
+        #: since when the database has been away (monotonic seconds), None while it answers
+        self.away_since: float | None = None
 
     def listen_url(self) -> str:
         """The database as psycopg connects to it, to listen for announcements."""
@@ -274,14 +292,32 @@ class Store:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A transaction that writes: on SQLite it holds the write lock from its start."""
-        with self._writing, self.sessions.begin() as session:
+        with self._reachable(), self._writing, self.sessions.begin() as session:
             yield session
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
         """A transaction that only reads: on SQLite it waits for no writer (WAL)."""
-        with self.readings.begin() as session:
+        with self._reachable(), self.readings.begin() as session:
             yield session
+
+    @contextmanager
+    def _reachable(self) -> Iterator[None]:
+        """Turn a lost database into ``DatabaseAway``, said once in the log when it goes
+        and once when it is back, whatever the number of requests in between."""
+        try:
+            yield
+        except (OperationalError, InterfaceError) as error:
+            if self.away_since is None:
+                self.away_since = time.monotonic()
+                why = str(error.orig or error).strip().splitlines()[0][:200]
+                log.warning("the database is away (%s): requests get 503 until it is back", why)
+            raise DatabaseAway(
+                _("the database is away for a moment: try again in a few seconds")
+            ) from None
+        if self.away_since is not None:
+            log.warning("the database is back after %.1f s", time.monotonic() - self.away_since)
+            self.away_since = None
 
     def create(
         self,

@@ -6,7 +6,7 @@ from types import MappingProxyType
 from typing import Any
 
 from boardlab.core.board import ActionParts, Board, Note
-from boardlab.core.errors import IllegalActionError, InvalidNotationError
+from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
 from boardlab.core.i18n import N_, Np_, _, counted, noun
@@ -249,7 +249,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                     "malformed SOUTH/NORTH {rows!r} in position string {text!r}: expected the "
                     "pits s1.. and n1.. comma-separated, south/north, the same number on each "
                     "side (at most {most}), x for a blocked pit"
-                ).format(rows=rows, text=text, most=MAX_PITS)
+                ).format(rows=clipped(rows), text=clipped(text), most=MAX_PITS)
             )
         south, north = (
             [BLOCKED if cell == "x" else read_int(cell, "pit", text, 0, 9999) for cell in half]
@@ -267,7 +267,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 _(
                     "impossible galatjang position string {text!r}: a pit is blocked (x) in "
                     "round 1; pits are blocked only when a later round cannot fill them"
-                ).format(text=text)
+                ).format(text=clipped(text))
             )
         seeds = sum(n for n in state.ring if n != BLOCKED)
         most = 2 * len(south) * self.rules.seeds
@@ -278,7 +278,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                     "stores, more than the {most} of a game with {pits} a side "
                     "(option seeds={option})"
                 ).format(
-                    text=text,
+                    text=clipped(text),
                     seeds=seeds,
                     most=most,
                     pits=counted(len(south), "{n} pit", "{n} pits"),
@@ -290,7 +290,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 _(
                     "impossible galatjang position string {text!r}: round {round} is over "
                     "and the next one follows at once; give the start of round {next}"
-                ).format(text=text, round=state.round, next=state.round + 1)
+                ).format(text=clipped(text), round=state.round, next=state.round + 1)
             )
         return state
 
@@ -307,7 +307,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 _(
                     "invalid galatjang action {text!r}: expected a pit like s3 or n5, "
                     "or a bare pit number 1-{pits} of the side to act"
-                ).format(text=text, pits=pits)
+                ).format(text=clipped(text), pits=pits)
             )
         mover = SIDES[state.side]
         if letter and letter != mover:
@@ -315,13 +315,18 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 _(
                     "illegal galatjang action {text!r}: {player} is to act "
                     "and sows a pit {mover}1-{mover}{pits}"
-                ).format(text=text, player=Galatjang.side_word(state.side), mover=mover, pits=pits)
+                ).format(
+                    text=clipped(text),
+                    player=Galatjang.side_word(state.side),
+                    mover=mover,
+                    pits=pits,
+                )
             )
         pit = int(number)
         if not 1 <= pit <= pits:
             raise IllegalActionError(
                 _("illegal galatjang action {text!r}: the pits are {mover}1-{mover}{pits}").format(
-                    text=text, mover=mover, pits=pits
+                    text=clipped(text), mover=mover, pits=pits
                 )
             )
         return pit - 1

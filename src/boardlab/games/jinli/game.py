@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from boardlab.core.board import ActionParts, Board, Note
-from boardlab.core.errors import IllegalActionError, InvalidNotationError
+from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
 from boardlab.core.i18n import N_, Np_, _, counted
@@ -244,7 +244,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 _(
                     "malformed BOARD {board!r} in position string {text!r}: "
                     "expected 7 ranks separated by '/'"
-                ).format(board=board, text=text)
+                ).format(board=board, text=clipped(text))
             )
         for row, rank_text in enumerate(ranks):
             rank, file = SIZE - 1 - row, 0
@@ -257,7 +257,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                         _(
                             "malformed rank {rank} {rank_text!r} in position string {text!r}: "
                             "expected R, Y, o and digits 1-7 for empty squares, 7 squares a rank"
-                        ).format(rank=rank + 1, rank_text=rank_text, text=text)
+                        ).format(rank=rank + 1, rank_text=rank_text, text=clipped(text))
                     )
                 bit = 1 << (rank * SIZE + file)
                 if char == "o":
@@ -270,7 +270,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                     _(
                         "malformed rank {rank} {rank_text!r} in position string {text!r}: "
                         "it covers {file} squares, expected 7"
-                    ).format(rank=rank + 1, rank_text=rank_text, text=text, file=file)
+                    ).format(rank=rank + 1, rank_text=rank_text, text=clipped(text), file=file)
                 )
         state = JinLiState(
             koi=(koi[0], koi[1]),
@@ -287,7 +287,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 _(
                     "impossible position string {text!r}: {passes} passes in a row but only "
                     "{turns} turns played (a pass is a turn)"
-                ).format(text=text, passes=state.passes, turns=state.turns)
+                ).format(text=clipped(text), passes=state.passes, turns=state.turns)
             )
         for player, letter in ((RED, "R"), (YELLOW, "Y")):
             if state.koi[player].bit_count() != 2:
@@ -296,7 +296,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                         "impossible position string {text!r}: {player} has {count} koi "
                         "({letter}), every player has 2"
                     ).format(
-                        text=text,
+                        text=clipped(text),
                         player=JinLi.side_word(player),
                         count=state.koi[player].bit_count(),
                         letter=letter,
@@ -311,7 +311,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                         "impossible position string {text!r}: {player} has {stones}, more than "
                         "the {each} each player begins with (option stones)"
                     ).format(
-                        text=text,
+                        text=clipped(text),
                         player=JinLi.side_word(player),
                         stones=counted(
                             state.supply[player], "{n} stone in supply", "{n} stones in supply"
@@ -325,7 +325,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                     "impossible position string {text!r}: {stones} and {supply} in supply, "
                     "more than the {total} of the game (option stones={each})"
                 ).format(
-                    text=text,
+                    text=clipped(text),
                     stones=counted(on_board, "{n} stone on the board", "{n} stones on the board"),
                     supply=sum(state.supply),
                     total=2 * each,
@@ -337,14 +337,14 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 _(
                     "impossible position string {text!r}: a give is due but no stone is on the "
                     "board"
-                ).format(text=text)
+                ).format(text=clipped(text))
             )
         if state.phase == DROP_DUE and state.supply[state.side] == 0:
             raise InvalidNotationError(
                 _(
                     "impossible position string {text!r}: a drop is due but {player} has no "
                     "stone in supply"
-                ).format(text=text, player=JinLi.side_word(state.side))
+                ).format(text=clipped(text), player=JinLi.side_word(state.side))
             )
         if state.phase == GIVE_DUE and (
             not self.rules.recycle or state.supply[1 - state.side] != 0
@@ -353,13 +353,13 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 _(
                     "impossible position string {text!r}: a give is due only with "
                     "recycle=true, after {player} dropped his last stone"
-                ).format(text=text, player=JinLi.side_word(1 - state.side))
+                ).format(text=clipped(text), player=JinLi.side_word(1 - state.side))
             )
         if state.phase == DROP_DUE and not rules.empty_squares(state):
             raise InvalidNotationError(
                 _(
                     "impossible position string {text!r}: a drop is due but no square is empty"
-                ).format(text=text)
+                ).format(text=clipped(text))
             )
         return state
 
@@ -387,7 +387,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 _(
                     "invalid jinli action {text!r}: expected a swim or jump like a1-b2 or "
                     "a1-c3, a drop like @d4, a give like xe5, or pass"
-                ).format(text=text)
+                ).format(text=clipped(text))
             )
         origin, to = square_index(parts[0]), square_index(parts[1])
         df, dr = to % SIZE - origin % SIZE, to // SIZE - origin // SIZE
@@ -398,7 +398,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         raise IllegalActionError(
             _(
                 "illegal jinli action {text!r}: a koi swims one square or jumps two in a line"
-            ).format(text=text)
+            ).format(text=clipped(text))
         )
 
     # ------------------------------------------------------------------ presentation

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from boardlab.core.board import ActionParts, Board, Note
-from boardlab.core.errors import InvalidNotationError
+from boardlab.core.errors import InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, split_fields
 from boardlab.core.game import Feature, Game, Outcome
 from boardlab.core.i18n import N_, Np_, _
@@ -216,7 +216,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
                 _(
                     "malformed BLACK/RED {rows!r} in position string {text!r}: expected the "
                     "counts of rows 0-7 for each side, comma-separated, black/red"
-                ).format(rows=rows, text=text)
+                ).format(rows=clipped(rows), text=clipped(text))
             )
         black, red = (tuple(read_int(n, N_("row count"), text, 0, 12) for n in c) for c in counts)
         match = PHASE.fullmatch(phase)
@@ -225,7 +225,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
                 _(
                     "malformed PHASE {phase!r} in position string {text!r}: "
                     "expected o, o+, fN, fN+ (N from 1 to 7) or b"
-                ).format(phase=phase, text=text)
+                ).format(phase=clipped(phase), text=clipped(text))
             )
         kind = {"o": OPENING, "b": BONUS}.get(match.group(1), FOLLOW_UP)
         state = LinjaState(
@@ -243,7 +243,9 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     def _check_state(self, state: LinjaState, text: str) -> None:
         def refuse(why: str) -> InvalidNotationError:
             return InvalidNotationError(
-                _("impossible linja position string {text!r}: {why}").format(text=text, why=why)
+                _("impossible linja position string {text!r}: {why}").format(
+                    text=clipped(text), why=why
+                )
             )
 
         if state.passes > state.turns:
@@ -329,7 +331,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
                 _(
                     "invalid linja action {text!r}: expected a move FROM-TO with rows 0-7 "
                     "like 0-1 or 3-7, an opponent move like o4-5, or pass"
-                ).format(text=text)
+                ).format(text=clipped(text))
             )
         code = int(match.group(2)) * ROWS + int(match.group(3))
         return code + NASTY if match.group(1) else code

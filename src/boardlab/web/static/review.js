@@ -1,19 +1,32 @@
 // The review page: step through every position of a game; once the AI has reviewed it,
 // each action shows the best action, the values and the marks, and a graph of the
-// evaluation over the game.
+// evaluation over the game. The page holds no boards: it asks the server for the ones
+// it shows, a chunk at a time (a long game's boards, all at once, ran to gigabytes).
 
 import { _, number } from "./i18n.js";
 
 const root = document.getElementById("review");
 const gameId = root.dataset.id;
 const state = JSON.parse(document.getElementById("state").textContent);
-const boards = JSON.parse(document.getElementById("boards").textContent);
+// The start and the position after each action.
+const total = Number(root.dataset.positions);
 const $ = (id) => document.getElementById(id);
 const nameOf = (player) => state.seats[player].name;
 const SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const MARK = { inaccuracy: _("inaccuracy"), mistake: _("mistake"), blunder: _("blunder") };
-let ply = boards.length - 1;
+// Boards come in chunks of CHUNK positions (the most the server draws at once), the next
+// chunk asked for when a step comes within NEAR of the edge of the current one; the KEEP
+// boards used last are kept, so a long game's memory stays bounded here too.
+const CHUNK = 50;
+const NEAR = 10;
+const KEEP = 200;
+const boards = new Map(); // ply → board, the one used longest ago first
+const asking = new Map(); // first ply of a chunk → its request under way
+let ply = total - 1;
+let drawn = null; // the ply whose board is on show
 let review = null; // items by ply, once ready
+let spans = []; // the move list's entry of each ply (from 1), to mark the current one
+let cursor = null; // the graph's line at the current ply
 
 // Each action of the game in order, with the player who played it.
 const actions = [];
@@ -22,20 +35,43 @@ for (const turn of state.moves) {
 }
 
 function go(to) {
-  ply = Math.max(0, Math.min(boards.length - 1, to));
+  ply = Math.max(0, Math.min(total - 1, to));
   render();
 }
 
+function keep(board) {
+  boards.delete(board.ply);
+  boards.set(board.ply, board);
+  while (boards.size > KEEP) boards.delete(boards.keys().next().value);
+}
+
+// Ask for the chunk that holds position `at`, unless it is in hand or asked for already.
+function load(at) {
+  if (at < 0 || at >= total || boards.has(at)) return;
+  const first = at - (at % CHUNK);
+  if (asking.has(first)) return;
+  const url = `/api/games/${gameId}/positions?start=${first}&count=${CHUNK}`;
+  const request = fetch(url, { headers: { Accept: "application/json" } })
+    .then(async (response) => {
+      const data = await response.json();
+      if (!response.ok) throw new Error(data.error || response.statusText);
+      data.boards.forEach(keep);
+      if (drawn !== ply && boards.has(ply)) render();
+    })
+    .catch((error) => {
+      if (!boards.has(ply)) $("status").textContent = error.message || String(error);
+    })
+    .finally(() => asking.delete(first));
+  asking.set(first, request);
+}
+
 function render() {
-  const board = boards[ply];
-  $("board").innerHTML = board.svg;
   $("where").textContent =
-    ply === 0 ? _("start") : _("after action {ply} of {length}", { ply, length: boards.length - 1 });
-  const status = $("status");
-  if (board.to_act === null) {
-    status.textContent = state.outcome ? state.outcome.sentence : _("The game is over.");
-  } else {
-    status.textContent = `${nameOf(board.to_act)}: ${board.due}`;
+    ply === 0 ? _("start") : _("after action {ply} of {length}", { ply, length: total - 1 });
+  markCurrent();
+  if (cursor) {
+    cursor.setAttribute("x1", xOf(ply));
+    cursor.setAttribute("x2", xOf(ply));
   }
   const notes = $("notes");
   notes.innerHTML = "";
@@ -46,13 +82,33 @@ function render() {
     li.textContent = verdict(item);
     notes.append(li);
   }
+  const wrap = $("board");
+  const board = boards.get(ply);
+  const status = $("status");
+  if (!board) {
+    // The board of the position before stays, dimmed, until this one comes.
+    wrap.setAttribute("aria-busy", "true");
+    status.textContent = _("Loading the position…");
+    load(ply);
+    return;
+  }
+  keep(board); // used last
+  if (drawn !== ply) wrap.innerHTML = board.svg;
+  drawn = ply;
+  wrap.setAttribute("aria-busy", "false");
+  if (board.to_act === null) {
+    status.textContent = state.outcome ? state.outcome.sentence : _("The game is over.");
+  } else {
+    status.textContent = `${nameOf(board.to_act)}: ${board.due}`;
+  }
   for (const note of board.notes) {
     const li = document.createElement("li");
     li.textContent = note;
     notes.append(li);
   }
-  renderMoves();
-  renderGraph();
+  const first = ply - (ply % CHUNK);
+  if (ply - first < NEAR) load(first - 1);
+  if (first + CHUNK - ply <= NEAR) load(first + CHUNK);
 }
 
 function shown(value, exact) {
@@ -80,34 +136,53 @@ function verdict(item) {
   return text + mark;
 }
 
-function renderMoves() {
+// The move list is built once (again when the review's marks arrive); a step only moves
+// the mark of the current action: a long game has thousands.
+function buildMoves() {
   const list = $("moves");
   list.innerHTML = "";
+  spans = [];
   for (const turn of state.moves) {
     const li = document.createElement("li");
     li.value = turn.number;
     turn.actions.forEach((action, k) => {
       const at = turn.first_ply + k + 1;
       const span = document.createElement("span");
-      span.className = "ply" + (at === ply ? " current" : "");
+      span.className = "ply";
       const item = review ? review[at - 1] : null;
       span.textContent = action + (item && item.mark ? SYMBOL[item.mark] : "");
       if (item && item.mark) span.classList.add(`mark-${item.mark}`);
       span.dataset.ply = at;
-      span.onclick = () => go(at);
+      spans[at] = span;
       li.append(span, " ");
     });
     list.append(li);
   }
+  markCurrent();
 }
+
+function markCurrent() {
+  const list = $("moves");
+  for (const old of list.querySelectorAll(".ply.current")) old.classList.remove("current");
+  const span = spans[ply];
+  if (!span) return;
+  span.classList.add("current");
+  // Scroll the list (not the page) to show it.
+  const box = list.getBoundingClientRect();
+  const at = span.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+}
+
+const WIDTH = 600, HEIGHT = 160, PAD = 10;
+const xOf = (k) => PAD + ((WIDTH - 2 * PAD) * k) / Math.max(1, review ? review.length : 1);
 
 function renderGraph() {
   // The value for the first player after each action, from the values of the player
   // who acted (the played action's value is his evaluation of the position after it).
   const box = $("graph");
   if (!review || !review.length) return;
-  const width = 600, height = 160, pad = 10;
-  const xs = (k) => pad + ((width - 2 * pad) * k) / Math.max(1, review.length);
+  const width = WIDTH, height = HEIGHT, pad = PAD, xs = xOf;
   const ys = (v) => height / 2 - (height / 2 - pad) * Math.max(-1, Math.min(1, v));
   const points = [[xs(0), ys(0)]];
   review.forEach((item, k) => {
@@ -133,8 +208,9 @@ function renderGraph() {
     <polygon points="${area}" fill="${state.colours[0]}" fill-opacity="0.25"/>
     <polyline points="${line}" fill="none" stroke="#1d2a35" stroke-width="2"/>
     ${marks}
-    <line x1="${xs(ply)}" x2="${xs(ply)}" y1="0" y2="${height}" stroke="#1d5f8a" stroke-width="2"/>
+    <line class="cursor" x1="${xs(ply)}" x2="${xs(ply)}" y1="0" y2="${height}" stroke="#1d5f8a" stroke-width="2"/>
   </svg>`;
+  cursor = box.querySelector("line.cursor");
   box.querySelector("svg").onclick = (event) => {
     const rect = event.currentTarget.getBoundingClientRect();
     const k = Math.round(((event.clientX - rect.left) / rect.width * width - pad) / ((width - 2 * pad) / review.length));
@@ -182,6 +258,8 @@ async function poll() {
       { agent: data.agent_name || data.agent },
     );
     renderSummary(data);
+    buildMoves();
+    renderGraph();
     render();
   } catch (error) {
     setTimeout(poll, 3000);
@@ -191,13 +269,18 @@ async function poll() {
 $("first").onclick = () => go(0);
 $("prev").onclick = () => go(ply - 1);
 $("next").onclick = () => go(ply + 1);
-$("last").onclick = () => go(boards.length - 1);
+$("last").onclick = () => go(total - 1);
+$("moves").onclick = (event) => {
+  const span = event.target.closest(".ply");
+  if (span) go(Number(span.dataset.ply));
+};
+const KEYS = { ArrowLeft: () => ply - 1, ArrowRight: () => ply + 1, Home: () => 0, End: () => total - 1 };
 document.addEventListener("keydown", (event) => {
-  if (event.key === "ArrowLeft") go(ply - 1);
-  if (event.key === "ArrowRight") go(ply + 1);
-  if (event.key === "Home") go(0);
-  if (event.key === "End") go(boards.length - 1);
+  if (!(event.key in KEYS) || event.altKey || event.ctrlKey || event.metaKey) return;
+  event.preventDefault(); // a step, not a scroll of the page
+  go(KEYS[event.key]());
 });
 
+buildMoves();
 render();
 poll();
