@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -129,9 +129,17 @@ def free_port() -> int:
 class LiveServer:
     """``boardlab serve`` in a child process, on a database that outlives it."""
 
-    def __init__(self, db: Path | str, folder: Path | None = None, workers: int = 1) -> None:
+    def __init__(
+        self,
+        db: Path | str,
+        folder: Path | None = None,
+        workers: int = 1,
+        extra: Sequence[str] = (),
+    ) -> None:
         self.db = db
         self.workers = workers
+        #: more of ``boardlab serve``'s options (``--limit NAME=N``, ``--proxy``)
+        self.extra = list(extra)
         self.port = free_port()
         self.log = (folder or Path(str(db)).parent) / f"server-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -143,6 +151,7 @@ class LiveServer:
     def start(self) -> None:
         command = [sys.executable, "-m", "boardlab", "serve", "--port", str(self.port)]
         command += ["--db", url_of(self.db), "--ai-workers", "1", "--workers", str(self.workers)]
+        command += self.extra
         with self.log.open("a") as log:  # a pipe nobody read would block it
             self.process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
