@@ -8,14 +8,21 @@ import shlex
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import boardlab
 from boardlab.ai import make_agent
 from boardlab.arena import play_match
+from boardlab.arena.ugi import COMMANDS, Engine
 from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Position
 from boardlab.core.record import GameRecord
 
 ENGINE = f"{shlex.quote(sys.executable)} -m boardlab engine"
@@ -174,3 +181,148 @@ def test_an_engine_that_cannot_start_is_named(spec: str, message: str) -> None:
     game = boardlab.new_game("linja")
     with pytest.raises(BoardlabError, match=message):
         make_agent(spec).check(game)
+
+
+# ---------------------------------------------------------------------- never stuck
+class Session:
+    """An engine session in this process, each command given a time to be answered in
+    (a command that hangs fails the test instead of hanging it)."""
+
+    def __init__(self, game: str, agent: str) -> None:
+        self.lines: list[str] = []
+        self.engine = Engine(boardlab.new_game(game), agent, self.lines.append)
+
+    def send(self, line: str, within: float = 2.0) -> bool:
+        answer: list[bool] = []
+        reader = threading.Thread(target=lambda: answer.append(self.engine.handle(line)))
+        reader.daemon = True
+        reader.start()
+        reader.join(within)
+        assert answer, f"{line!r} not answered within {within} s; so far {self.lines[-5:]}"
+        return answer[0]
+
+    def bestmoves(self) -> list[str]:
+        return [line.split()[1] for line in self.lines if line.startswith("bestmove ")]
+
+
+@pytest.mark.parametrize("go", ["go movetime 600000", "go nodes 1000000000", "go infinite"])
+def test_stop_ends_any_search_at_once(go: str) -> None:
+    session = Session("jinli", "alphabeta")
+    session.send("position startpos")
+    session.send(go)
+    time.sleep(0.3)
+    assert session.bestmoves() == []
+    session.send("stop", within=1.0)
+    assert len(session.bestmoves()) == 1
+    session.engine.game.initial().parse_action(session.bestmoves()[0])
+    assert session.send("quit") is False and len(session.bestmoves()) == 1
+
+
+def test_a_new_position_or_go_stops_the_search_first() -> None:
+    session = Session("linja", "alphabeta")
+    session.send("go infinite")
+    session.send("position startpos moves 6-7")  # stops the search: its bestmove first
+    assert len(session.bestmoves()) == 1
+    session.engine.game.initial().parse_action(session.bestmoves()[0])
+    session.send("go infinite")
+    session.send("go movetime 600000")
+    session.send("uginewgame")
+    session.send("go infinite")
+    session.send("setoption name agent value random")
+    session.send("go infinite")
+    session.send("position fen 1,2/3")  # refused: the search goes on
+    assert session.engine.state == "searching" and len(session.bestmoves()) == 4
+    assert session.send("quit", within=1.5) is False and len(session.bestmoves()) == 5
+    after = session.engine.game.initial().play("6-7")
+    for word in session.bestmoves()[1:3]:
+        after.parse_action(word)
+    assert sum("error" in line for line in session.lines) == 1
+
+
+def test_quit_mid_search_ends_the_process_promptly() -> None:
+    lines = ["position startpos", "go movetime 600000", "quit"]
+    command = [sys.executable, "-m", "boardlab", "engine", "jinli", "--agent", "alphabeta"]
+    run = subprocess.run(
+        command, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30
+    )
+    assert run.returncode == 0, run.stderr
+    assert [line for line in run.stdout.splitlines() if line.startswith("bestmove")]
+
+
+COMMAND_WORDS = {*COMMANDS, "quit"}
+
+
+@st.composite
+def moves_from(draw: st.DrawFn, start: Position[Any], most: int = 6) -> list[str]:
+    """A few legal action strings played from ``start``."""
+    moves, position = [], start
+    for _ in range(draw(st.integers(0, most))):
+        if position.is_over():
+            break
+        action = draw(st.sampled_from(position.legal_actions()))
+        moves.append(position.action_string(action))
+        position = position.play(action)
+    return moves
+
+
+def played(start: Position[Any], moves: list[str]) -> Position[Any]:
+    for move in moves:
+        start = start.play(move)
+    return start
+
+
+def garbage() -> st.SearchStrategy[str]:
+    """A line that is no command (an unknown word, or nothing at all)."""
+    line = st.text(st.characters(blacklist_categories=["Cs", "Cc"]), max_size=30)
+    return line.filter(lambda text: not text.split() or text.split()[0] not in COMMAND_WORDS)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(game_id=st.sampled_from(["jinli", "linja", "galatjang"]), data=st.data())
+def test_any_order_of_commands_is_answered_and_never_hangs(
+    game_id: str, data: st.DataObject
+) -> None:
+    game = boardlab.new_game(game_id)
+    session = Session(game_id, "alphabeta:depth=1")
+    position, searched = game.initial(), []  # the position each accepted go was given
+    kinds = ["ugi", "isready", "setoption", "uginewgame", "startpos", "fen", "stop", "query"]
+    kinds += ["go"] * 4 + ["garbage"]  # a search running is where the trouble was
+    for _ in range(data.draw(st.integers(1, 10), label="commands")):
+        kind = data.draw(st.sampled_from(kinds), label="kind")
+        if kind in ("startpos", "fen"):
+            moves = data.draw(moves_from(game.initial()), label="moves")
+            start = played(game.initial(), moves)
+            if kind == "startpos":
+                line = " ".join(["position startpos moves", *moves])
+                position = start
+            else:
+                more = data.draw(moves_from(start, 2), label="more")
+                line = f"position fen {start.position_string()} moves {' '.join(more)}"
+                position = played(start, more)
+        elif kind == "setoption":
+            agent = data.draw(st.sampled_from(["random", "alphabeta:depth=1", "greedy"]))
+            line = f"setoption name agent value {agent}"
+        elif kind == "go":
+            line = data.draw(
+                st.sampled_from(["go movetime 50", "go nodes 200", "go depth 1", "go infinite"])
+            )
+            if not position.is_over():
+                searched.append(position)
+        elif kind == "query":
+            line = "query " + data.draw(st.sampled_from(["gameover", "p1turn", "result", "x"]))
+        elif kind == "garbage":
+            line = data.draw(garbage(), label="garbage")
+        else:
+            line = kind
+        if kind == "uginewgame":
+            position = game.initial()
+        ready = session.lines.count("readyok")
+        assert session.send(line) is True
+        if kind == "isready":
+            assert session.lines.count("readyok") == ready + 1
+    session.send("stop")
+    assert session.send("quit", within=5.0) is False
+    bestmoves = session.bestmoves()
+    assert len(bestmoves) == len(searched), session.lines
+    for word, given_position in zip(bestmoves, searched, strict=True):
+        given_position.parse_action(word)  # legal there, or it raises
