@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +145,60 @@ def test_the_command_prints_ratings_and_resumes(
     assert json.loads(results.read_text().splitlines()[0])["first"] == "random"
     assert main(["tournament", "galatjang", "easy", "easy"]) == 2
     assert "two or more different agents" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def results_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The four lines of a small tournament, to be tampered with."""
+    path = tmp_path_factory.mktemp("results") / "t.jsonl"
+    assert main([*TOURNAMENT, "--results", str(path)]) == 0
+    return path.read_text().splitlines()
+
+
+TOURNAMENT = ["tournament", "galatjang", "random", "easy", "-o", "pits=3", "--pairs", "2",
+              "-j", "1"]  # fmt: skip
+
+
+def changed(line: str, **fields: object) -> str:
+    return json.dumps({**json.loads(line), **fields})
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (lambda ls: [ls[0], changed(ls[1], score=7.5)], "line 2: score 7.5 is not the result"),
+        (lambda ls: [changed(ls[0], score="1")], 'score "1" is not the result of a game'),
+        (lambda ls: [changed(ls[0], score=True)], "score true is not the result of a game"),
+        (lambda ls: [changed(ls[0], number=99)], "game number 99 is not one of this"),
+        (lambda ls: [changed(ls[0], number=-1)], "expected a whole number from 0 to 3"),
+        (lambda ls: [changed(ls[0], number=1.0)], "game number 1.0 is not one of"),
+        (lambda ls: [changed(ls[0], first="perfect")], 'not "perfect" against "easy"'),
+        (lambda ls: [changed(ls[1], first="random", second="easy")], "game 1 is easy (first"),
+        (lambda ls: [*ls, ls[0]], "line 5: game 0 again (it is on line 1 too)"),
+        (lambda ls: [changed(ls[0], record=5)], "line 1: record 5 is not text"),
+        (lambda ls: [json.dumps([1, 2])], "line 1: not a tournament result"),
+        (lambda ls: [ls[0][:30], ls[1]], "line 1: not a tournament result"),
+        (lambda ls: [ls[0][:30] + "\n"], "line 1: not a tournament result"),
+    ],
+)
+def test_a_tampered_results_file_is_refused_by_the_command(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    results_lines: list[str],
+    tamper: Any,
+    message: str,
+) -> None:
+    path = tmp_path / "tampered.jsonl"
+    path.write_text("\n".join(tamper(results_lines)) + "\n")
+    assert main([*TOURNAMENT, "--results", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and str(path) in error and message in error, error
+
+
+def test_a_last_line_cut_short_is_played_again_by_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], results_lines: list[str]
+) -> None:
+    path = tmp_path / "stopped.jsonl"
+    path.write_text("\n".join(results_lines[:3]) + "\n" + results_lines[3][:30])
+    assert main([*TOURNAMENT, "--results", str(path)]) == 0
+    assert path.read_text().splitlines() == results_lines

@@ -142,41 +142,110 @@ def read_openings(game_id: str, options: Mapping[str, Any], path: str) -> list[s
 
 
 def load(path: Path, plan: Plan) -> dict[int, Entry]:
-    """The games already in a results file of this tournament."""
+    """The games already in a results file of this tournament, every line checked against
+    the plan: a file that was edited by hand, or that mixes tournaments, would give wrong
+    ratings, so it is refused at its first wrong line. A last line left without its
+    newline and unreadable is a game a stop cut short while writing: it is left out (``run``
+    drops it and plays that game again)."""
     if not path.exists():
         return {}
     done: dict[int, Entry] = {}
+    lines_of: dict[int, int] = {}  # game number: the line it is on
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise BoardlabError(
             _("{path} is not a tournament results file (not UTF-8 text)").format(path=path)
         ) from None
+    lines = text.splitlines()
+    seats = {n: (a, b) if n % 2 == 0 else (b, a) for n, a, b, _opening in plan.games()}
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
-            tournament = data["tournament"]
-            entry = Entry(
-                int(data["number"]), str(data["first"]), str(data["second"]),
-                float(data["score"]), str(data["reason"]), str(data["record"]),
-            )  # fmt: skip
-        except (ValueError, KeyError, TypeError):
-            if number == len(lines):
+        except ValueError:
+            data = None
+            if number == len(lines) and not text.endswith("\n"):
                 break  # a last line cut short by a stop: that game is played again
+        if not isinstance(data, dict) or RESULT_FIELDS - data.keys():
             raise BoardlabError(
                 _("{path}, line {number}: not a tournament result").format(path=path, number=number)
-            ) from None
-        if tournament != plan.key():
+            )
+        if data["tournament"] != plan.key():
             raise BoardlabError(
                 _(
                     "{path} holds another tournament's games (other agents or settings): "
                     "name another --results file"
                 ).format(path=path)
             )
-        done[entry.number] = entry
+        entry = _checked_entry(data, seats, f"{path}", number)
+        if entry.number in done:
+            raise BoardlabError(
+                _(
+                    "{path}, line {line}: game {game} again (it is on line {earlier} too): "
+                    "a game has one result"
+                ).format(path=path, line=number, game=entry.number, earlier=lines_of[entry.number])
+            )
+        done[entry.number], lines_of[entry.number] = entry, number
     return done
+
+
+#: The fields of a results line.
+RESULT_FIELDS = {"tournament", "number", "first", "second", "score", "reason", "record"}
+#: What one game can score for the first seat: a loss, a draw, a win.
+GAME_SCORES = (0.0, 0.5, 1.0)
+
+
+def _shown(value: object, most: int = 40) -> str:
+    """A value of a results line as an error quotes it: as written, cut short."""
+    text = json.dumps(value)
+    return text if len(text) <= most else text[:most] + "…"
+
+
+def _checked_entry(
+    data: Mapping[str, Any], seats: Mapping[int, tuple[str, str]], path: str, line: int
+) -> Entry:
+    """The entry a results line holds, if it is a game this plan could have played."""
+    number, score = data["number"], data["score"]
+    if type(number) is not int or number not in seats:
+        raise BoardlabError(
+            _(
+                "{path}, line {line}: game number {value} is not one of this tournament's: "
+                "expected a whole number from 0 to {last}"
+            ).format(path=path, line=line, value=_shown(number), last=len(seats) - 1)
+        )
+    first, second = seats[number]
+    if (data["first"], data["second"]) != (first, second):
+        raise BoardlabError(
+            _(
+                "{path}, line {line}: game {game} is {first} (first seat) against {second}, "
+                "not {got_first} against {got_second}"
+            ).format(
+                path=path,
+                line=line,
+                game=number,
+                first=first,
+                second=second,
+                got_first=_shown(data["first"]),
+                got_second=_shown(data["second"]),
+            )
+        )
+    if type(score) not in (int, float) or score not in GAME_SCORES:
+        raise BoardlabError(
+            _(
+                "{path}, line {line}: score {value} is not the result of a game: expected "
+                "1 (the first seat won), 0.5 (a draw) or 0"
+            ).format(path=path, line=line, value=_shown(score))
+        )
+    for field in ("reason", "record"):
+        if not isinstance(data[field], str):
+            raise BoardlabError(
+                _("{path}, line {line}: {field} {value} is not text").format(
+                    path=path, line=line, field=field, value=_shown(data[field])
+                )
+            )
+    return Entry(number, first, second, float(score), data["reason"], data["record"])
 
 
 def append(path: Path, plan: Plan, entry: Entry) -> None:
