@@ -274,3 +274,68 @@ def test_rules_follow_the_options_given(capsys: pytest.CaptureFixture[str]) -> N
     assert status == 0 and "Two rows of 4 pits with 3 seeds each" in out
     status, _, err = run(["rules", "galatjang", "-o", "pits=99"], capsys)
     assert status == 2 and "bad value '99' for option 'pits'" in err
+
+
+# ---------------------------------------------------------------------- a byte-order mark
+BOM = b"\xef\xbb\xbf"
+
+
+def record_bytes(kind: str) -> bytes:
+    """A short Jin Li game as a record file of ``kind`` (text or json)."""
+    from boardlab.core.record import GameRecord
+
+    record = GameRecord.read(JINLI_GAME, game="jinli")
+    return (record.to_json() if kind == "json" else record.to_text()).encode()
+
+
+def run_bytes(args: list[str], capsys: pytest.CaptureFixture[str], data: bytes) -> tuple[int, str]:
+    """``main(args)`` with ``data`` on a binary standard input, as a pipe gives it."""
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    try:
+        status = main(args)
+    finally:
+        sys.stdin = sys.__stdin__
+    out, err = capsys.readouterr()
+    assert err == "" or status == 0, err
+    return status, out
+
+
+@pytest.mark.parametrize("kind", ["text", "json"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["replay", "jinli", "FILE"],
+        ["replay", "FILE"],
+        ["replay", "jinli"],  # standard input
+        ["review", "FILE", "--agent", "greedy", "--json"],
+        ["review", "-", "--agent", "greedy", "--json"],
+    ],
+)
+def test_a_record_with_a_byte_order_mark_reads_as_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, command: list[str]
+) -> None:
+    outputs = []
+    for name, data in (("plain", record_bytes(kind)), ("bom", BOM + record_bytes(kind))):
+        path = tmp_path / f"{name}.txt"
+        path.write_bytes(data)
+        args = [str(path) if word == "FILE" else word for word in command]
+        outputs.append(run_bytes(args, capsys, data))
+    assert outputs[0][0] == 0 and outputs[1] == outputs[0]
+
+
+@pytest.mark.parametrize("kind", ["text", "json"])
+def test_play_loads_a_record_with_a_byte_order_mark(tmp_path: Path, kind: str) -> None:
+    outputs = []
+    for name, data in (("plain", record_bytes(kind)), ("bom", BOM + record_bytes(kind))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "g.txt").write_bytes(data)
+        done = subprocess.run(
+            [sys.executable, "-m", "boardlab", "play", "jinli", "--load", "g.txt"],
+            input="board\nquit\n",
+            capture_output=True,
+            text=True,
+            cwd=tmp_path / name,
+            timeout=120,
+        )
+        outputs.append((done.returncode, done.stdout, done.stderr))
+    assert outputs[0][0] == 0 and outputs[1] == outputs[0], outputs

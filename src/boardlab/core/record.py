@@ -43,6 +43,8 @@ UNFINISHED = "*"
 #: The largest record file read: far more than any game (a game of 1000 turns is about
 #: 20 KB), small enough that a wrong file is refused at once.
 MAX_RECORD_BYTES = 16 * 1024 * 1024
+#: The byte-order mark as text reads it (U+FEFF): some editors start UTF-8 files with one.
+BOM = "\ufeff"
 
 _TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 #: How a player can end a game before the rules do.
@@ -639,25 +641,31 @@ def _player_shown(game: Game[Any], player: int) -> str:
 
 
 def read_record_text(stream: Any, name: str) -> str:
-    """The text of a record file or stream (binary, or text): at most
-    ``MAX_RECORD_BYTES``, strict UTF-8; a RecordError naming ``name`` otherwise."""
-    data = stream.read(MAX_RECORD_BYTES + 1)
+    """The text of a record file or stream (binary, or text), read as
+    ``decode_record_text`` reads it."""
+    return decode_record_text(stream.read(MAX_RECORD_BYTES + 1), name)
+
+
+def decode_record_text(data: bytes | str, name: str) -> str:
+    """The text of a record's bytes (or text): at most ``MAX_RECORD_BYTES``, strict UTF-8,
+    a leading byte-order mark left out (editors on Windows write one); a RecordError
+    naming ``name`` otherwise. Every reader of records (files, standard input, uploads)
+    goes through here, so a record reads the same wherever it comes from."""
     if len(data) > MAX_RECORD_BYTES:
         raise RecordError(
             _("{name} is larger than {size} MB: not a game record").format(
                 name=name, size=MAX_RECORD_BYTES // (1024 * 1024)
             )
         )
-    if isinstance(data, str):
-        return data
     try:
-        return str(data.decode("utf-8"))
+        text = data if isinstance(data, str) else data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise RecordError(
             _(
                 "{name} is not UTF-8 text (byte {byte:#04x} at offset {offset}): not a game record"
             ).format(name=name, byte=data[error.start], offset=error.start)
         ) from None
+    return text.removeprefix(BOM)
 
 
 def split_records(text: str) -> list[str]:
