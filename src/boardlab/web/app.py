@@ -48,6 +48,7 @@ from boardlab.web import pages
 from boardlab.web.clock import new_clock
 from boardlab.web.guard import (
     BodyLimit,
+    ClientContext,
     Limits,
     RateLimit,
     SameOrigin,
@@ -65,6 +66,7 @@ from boardlab.web.language import (
     script_catalogue,
     switch_links,
 )
+from boardlab.web.queue import QueueFullError
 from boardlab.web.service import (
     HUMAN,
     GameService,
@@ -201,7 +203,7 @@ def create_app(
     ``limits``; ``secure_cookies``: every cookie Secure (the site is HTTPS only)."""
     limits = limits or Limits()
     store = Store(db)
-    service = GameService(store, workers)
+    service = GameService(store, workers, limits.searches)
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["games"] = pages.catalogue
     templates.env.filters["prose"] = pages.prose
@@ -239,6 +241,7 @@ def create_app(
         openapi_url="/api/openapi.json",
         dependencies=[Depends(check_query)],
     )
+    app.add_middleware(ClientContext)
     app.add_middleware(BodyLimit, limits=limits)
     app.add_middleware(SameOrigin)
     app.add_middleware(LanguageMiddleware, secure=secure_cookies)
@@ -707,7 +710,7 @@ def status_of(error: BoardlabError) -> int:
         (NotFound | UnknownGameError, 404),
         (StaleError | SeatTaken, 409),
         (NotYourSeat, 403),
-        (TooMany, 429),
+        (TooMany | QueueFullError, 429),
         (TooLarge, 413),
         (TooSlow, 408),
         (DatabaseAway, 503),
@@ -721,7 +724,7 @@ def headers_of(error: BoardlabError) -> dict[str, str] | None:
     """The headers that go with the refusal: when to try again, for what passes."""
     if isinstance(error, DatabaseAway):
         return {"Retry-After": str(RETRY_SECONDS)}
-    if isinstance(error, TooMany):
+    if isinstance(error, TooMany | QueueFullError):
         return {"Retry-After": str(RETRY_SECONDS)}
     return None
 

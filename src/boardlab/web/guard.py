@@ -36,6 +36,7 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, use_language
 from boardlab.ui.svg import STYLE
 from boardlab.web.language import chosen
+from boardlab.web.queue import CLIENT
 
 #: The boards' style sheet (inline in each board's SVG), allowed by its hash alone.
 BOARD_STYLE = f"'sha256-{base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()}'"
@@ -304,3 +305,21 @@ class SameOrigin:
                 "act on boardlab from its own pages"
             ).format(origin=(headers.get("origin") or headers.get("sec-fetch-site", ""))[:60])
         await refuse(scope, send, 403, message)
+
+
+class ClientContext:
+    """Name the client of each request and socket (``queue.CLIENT``) for the work it
+    causes, the AI's searches above all."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        token = CLIENT.set(client_key(scope))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            CLIENT.reset(token)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import contextvars
 import heapq
 import itertools
 from collections.abc import Callable
@@ -32,6 +33,11 @@ from boardlab.core.i18n import _
 from boardlab.web import thinking
 
 T = TypeVar("T")
+
+#: Who the work under way is for: a client's key (``guard.client_key``), set by the app
+#: for each request and socket; the tasks a request starts (an agent's turn, a review)
+#: inherit it, so their searches are that client's turns.
+CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("client", default="server")
 
 QUICK = "quick"
 SLOW = "slow"
@@ -228,7 +234,7 @@ class FairQueue:
         job.started = True
         self._started.add(job)
         self._running[job.lane] += 1
-        loop = asyncio.get_running_loop()
+        loop = job.answer.get_loop()  # the caller's, which may not be the one running now
         try:
             done = self._submit(job)
         except Exception as error:  # the caller gets it, once this turn is over

@@ -32,6 +32,7 @@ from boardlab.core.i18n import _, language, use_language
 from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web import clock, thinking
+from boardlab.web.queue import CLIENT, MAX_JOBS_PER_CLIENT, SLOW, FairQueue, lane_for
 from boardlab.web.store import (
     CHANNEL,
     ORIGIN,
@@ -128,11 +129,12 @@ class GameService:
     """The games of one store, with the agents that play in them and the pages that
     watch them."""
 
-    def __init__(self, store: Store, workers: int = 2) -> None:
+    def __init__(self, store: Store, workers: int = 2, searches: int = MAX_JOBS_PER_CLIENT) -> None:
         self.store = store
-        self.workers = workers
-        self._pool: Any = None
-        self._review_pool: Any = None
+        #: the AI's processes, taken in turn by the clients who ask (a review's parts
+        #: one at a time, beside the searches); one more than ``workers``, as reviews
+        #: had a process of their own before
+        self.queue = FairQueue(workers + 1, max_jobs_per_client=searches)
         #: games whose agent is searching now (the page shows it thinking)
         self.thinking: set[str] = set()
         #: games whose agent failed, with when and why: not woken again for a while
@@ -147,18 +149,6 @@ class GameService:
         self.tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ workers
-    @property
-    def pool(self) -> Any:
-        if self._pool is None:
-            self._pool = thinking.pool(self.workers)
-        return self._pool
-
-    @property
-    def review_pool(self) -> Any:
-        if self._review_pool is None:
-            self._review_pool = thinking.pool(1)
-        return self._review_pool
-
     async def close(self) -> None:
         """Stop: the agents' turns, timers and worker processes; the work in flight is
         let finish its step, so no database connection is left in use."""
@@ -171,9 +161,7 @@ class GameService:
             task.cancel()
         if mine:
             await asyncio.wait(mine, timeout=5)
-        for pool in (self._pool, self._review_pool):
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
+        self.queue.close()
 
     # ------------------------------------------------------------------ reading
     async def load(self, game_id: str) -> tuple[StoredGame, GameRecord]:
@@ -432,10 +420,12 @@ class GameService:
         return answer
 
     async def _think(self, stored: StoredGame, spec: str) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
+        """The agent's answer, searched when the turn of the client who caused it comes
+        (``CLIENT``: the request that woke the agent, or asked for the hint)."""
         seed = thinking.seed_for(stored.id, len(stored.actions))
-        result: dict[str, Any] = await loop.run_in_executor(
-            self.pool,
+        result: dict[str, Any] = await self.queue.run(
+            CLIENT.get(),
+            lane_for(spec, stored.game),
             thinking.choose,
             stored.game,
             stored.options,
@@ -547,17 +537,26 @@ class GameService:
         return {"status": "running", "length": length}
 
     async def _make_review(self, stored: StoredGame, length: int) -> None:
-        loop = asyncio.get_running_loop()
+        """The review in parts, each its own turn in the queue: a long review takes turns
+        with everyone's searches and short reviews instead of holding a worker."""
+        client = CLIENT.get()
+        parts = []
         try:
-            data = await loop.run_in_executor(
-                self.review_pool,
-                thinking.review,
-                stored.game,
-                stored.options,
-                stored.start,
-                stored.actions,
-                REVIEW_AGENT,
-            )
+            for first, last in thinking.review_parts(length):
+                part = await self.queue.run(
+                    client,
+                    SLOW,
+                    thinking.review_part,
+                    stored.game,
+                    stored.options,
+                    stored.start,
+                    stored.actions,
+                    REVIEW_AGENT,
+                    first,
+                    last,
+                )
+                parts.append(part)
+            data = thinking.reviewed(stored.game, stored.options, REVIEW_AGENT, parts)
             await run_in_threadpool(self.store.keep_review, stored.id, REVIEW_AGENT, length, data)
         except Exception:
             log.exception("the review of game %s failed", stored.id)
