@@ -462,3 +462,80 @@ def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) ->
         for context in contexts:
             context.close()
     assert errors == [], errors
+
+
+def test_a_long_review_fetches_the_boards_it_shows(
+    page: Any, server: LiveServer, tmp_path: Path
+) -> None:
+    """A review of 300 actions: the page carries no boards; End, Home, the arrow keys and
+    a click in the move list each show the engine's board of that position, fetched in
+    chunks of at most 50."""
+    import boardlab
+    from boardlab.core.record import GameRecord
+    from boardlab.ui.svg import board_svg
+
+    game = boardlab.new_game("jinli", stones=22, target=99, recycle=True, max_turns=3333)
+    record = GameRecord(game)
+    rng = random.Random(9)
+    while len(record) < 300:
+        record.play(rng.choice(record.position.legal_actions()))
+    saved = tmp_path / "long.txt"
+    saved.write_text(record.to_text())
+    asked: list[str] = []
+    page.on("request", lambda request: "/positions" in request.url and asked.append(request.url))
+    page.goto(f"{server.url}/")
+    page.set_input_files("input[name=record]", str(saved))
+    page.click("form.upload button")
+    page.wait_for_url("**/review/*")
+    sent = page.request.get(page.url).text()  # the page as the server sends it
+    assert 'data-positions="301"' in sent and "<svg" not in sent
+
+    def board_of(ply: int) -> str:
+        before = record.positions[ply - 1].state if ply else None
+        marked = game.action_parts(before, record.actions[ply - 1]).places if ply else ()
+        return board_svg(game, game.board_model(record.positions[ply].state), marked)
+
+    def assert_shows(ply: int) -> str:
+        """Wait until the page shows position ``ply``; the board's markup."""
+        where = "start" if ply == 0 else f"after action {ply} of 300"
+        wait_until(
+            page,
+            f"document.getElementById('where').textContent === {where!r} && "
+            "document.getElementById('board').getAttribute('aria-busy') === 'false'",
+        )
+        shown: str = page.inner_html("#board")
+        # the engine's board, read by the browser the way the page reads the server's
+        expected = page.evaluate(
+            "(svg) => { const box = document.createElement('div'); box.innerHTML = svg;"
+            " return box.innerHTML; }",
+            board_of(ply),
+        )
+        assert shown == expected, f"not the board of position {ply}"
+        assert "Loading" not in page.inner_text("#status")
+        return shown
+
+    end = assert_shows(300)
+    page.screenshot(path=str(tmp_path / "review-long.png"), full_page=True)  # to look at
+    page.keyboard.press("Home")
+    start = assert_shows(0)
+    assert start != end
+    for _ in range(55):  # quickly, across the edge of the first chunk
+        page.keyboard.press("ArrowRight")
+    assert_shows(55)
+    page.keyboard.press("ArrowLeft")
+    assert_shows(54)
+    page.keyboard.press("End")
+    assert assert_shows(300) == end
+    page.click('#moves .ply[data-ply="150"]')
+    assert_shows(150)
+    assert page.get_attribute("#moves .ply.current", "data-ply") == "150"
+    notes = [str(note) for note in game.narrate(record.positions[149].state, record.actions[149])]
+    assert page.inner_text("#notes").splitlines()[-len(notes) :] == notes
+    page.click("#prev")
+    assert_shows(149)
+    page.click('#moves .ply[data-ply="7"]')
+    assert_shows(7)
+    for url in asked:  # aligned chunks, never more than one answer draws
+        query = dict(part.split("=") for part in url.split("?")[1].split("&"))
+        assert int(query["count"]) <= 50 and int(query["start"]) % 50 == 0, url
+    assert len(asked) <= 12, asked
