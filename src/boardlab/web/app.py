@@ -43,7 +43,7 @@ from boardlab.ai import level_name
 from boardlab.core.errors import BoardlabError, UnknownGameError, clipped
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, language, ngettext, use_language
-from boardlab.core.record import AGREEMENT, GameRecord
+from boardlab.core.record import AGREEMENT, GameRecord, decode_record_text
 from boardlab.web import pages
 from boardlab.web.clock import new_clock
 from boardlab.web.guard import (
@@ -774,20 +774,17 @@ def too_fast() -> str:
 
 
 async def read_upload(upload: UploadFile, name: str) -> str:
-    """The text of an uploaded record (its size already bounded by ``Limits.body``)."""
+    """The text of an uploaded record (its size already bounded by ``Limits.body``), read
+    as every reader of records reads one (``decode_record_text``)."""
     data = await upload.read()
     if not data.strip():
         raise RequestError(
             _("{name} is empty: expected a game record (text or JSON)").format(name=name)
         )
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise RequestError(
-            _("{name} is not UTF-8 text (byte {byte}): expected a game record").format(
-                name=name, byte=error.start
-            )
-        ) from None
+        return decode_record_text(data, name)
+    except BoardlabError as error:
+        raise RequestError(str(error)) from None
 
 
 def download(text: str, filename: str, media: str) -> Response:
