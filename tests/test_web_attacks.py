@@ -379,3 +379,35 @@ def test_cookies_are_secure_behind_https(tmp_path: Path) -> None:
             made = http.post("/new/galatjang", data=form, follow_redirects=False)
             cookies = made.headers.get_list("set-cookie")
             assert cookies and all(("; secure" in c.lower()) == secure for c in cookies), cookies
+
+
+# ---------------------------------------------------------------------- outages
+def test_a_database_outage_is_a_503_said_once_in_the_log(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    postgres = request.getfixturevalue("postgres")
+    live = LiveServer(postgres.fresh(), tmp_path, extra=limited())
+    live.start()
+    try:
+        http = browser(live)
+        game_id = new_game(http)
+        postgres.stop()
+        try:
+            answers = [http.get(f"/api/games/{game_id}") for _ in range(5)]
+            page = http.get(f"/play/{game_id}")
+        finally:
+            postgres.resume()
+        for answer in answers:
+            assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+            assert "database is away" in answer.json()["error"]
+        assert page.status_code == 503 and "database is away" in page.text
+        deadline = time.monotonic() + 30
+        while (back := http.get(f"/api/games/{game_id}")).status_code == 503:
+            assert time.monotonic() < deadline, "the server did not come back"
+            time.sleep(0.2)
+        assert back.status_code == 200 and back.json()["ply"] == 0
+    finally:
+        live.stop()
+    log = live.log.read_text()
+    assert log.count("the database is away") == 1, log
+    assert "the database is back" in log and "Traceback" not in log, log

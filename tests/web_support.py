@@ -74,6 +74,11 @@ class Postgres:
         self.folder.chmod(0o700)
         data = self.folder / "data"
         self._run("initdb", "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync")
+        self.resume()
+
+    def resume(self) -> None:
+        """Start the server again on its data (after ``stop``: an outage ends)."""
+        data = self.folder / "data"
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
             "-c max_connections=400"  # every test's app and server processes at once
