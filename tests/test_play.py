@@ -584,7 +584,7 @@ BAD: dict[str, dict[int, list[tuple[str, str | None]]]] = {
             ("foo bar baz", r"invalid jinli action 'foo': .*"),
             ("[bold]red[/bold]", r"invalid jinli action '\[bold\]red\[/bold\]': .*"),
             ("a1-b2 @d4 g7-f6", r"'g7-f6': it is not your turn then"),
-            ("x" * 20000, r"invalid jinli action 'x{20000}': .*"),
+            ("x" * 20000, r"invalid action 'x{80}…': too long \(20000 characters\).*"),
             ("a1-b2 " * 3000, r"illegal action 'a1-b2' in jinli position '[^']+ r d .*"),
             ("save taken/x.txt", r"Could not save: .*"),
         ],

@@ -415,6 +415,8 @@ def test_a_line_of_chat_said_in_one_process_reaches_the_other(two_servers: list[
     secret, invitation = cookie(headers, f"seat-{game_id}"), cookie(headers, f"invite-{game_id}")
     taken = http_call(second.url, "FORM", f"/join/{game_id}/{invitation}", {"name": "Bo"})
     assert taken[0] == 303
+    joined = cookie(taken[1], f"seat-{game_id}")  # a secret of its own, not the invitation's
+    assert joined != invitation
     with ExitStack() as stack:
         pages = [
             stack.enter_context(
@@ -423,7 +425,7 @@ def test_a_line_of_chat_said_in_one_process_reaches_the_other(two_servers: list[
                     additional_headers={"X-Boardlab-Seat": seat},
                 )
             )
-            for server, seat in ((first, secret), (second, invitation))
+            for server, seat in ((first, secret), (second, joined))
         ]
 
         def chat_of(page: Any) -> list[Any]:

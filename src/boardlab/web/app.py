@@ -420,7 +420,7 @@ def create_app(
 
     @app.post("/join/{game_id}/{secret}", include_in_schema=False)
     async def join(request: Request, game_id: str, secret: str) -> Response:
-        return await take_seat(request, game_id, secret, invited=True)
+        return await take_seat(request, game_id, secret)
 
     @app.post("/rematch/{game_id}", include_in_schema=False)
     async def rematch_page(request: Request, game_id: str) -> Response:
@@ -443,11 +443,13 @@ def create_app(
     @app.post("/lobby/{game_id}", include_in_schema=False)
     async def join_from_lobby(request: Request, game_id: str) -> Response:
         """Take the open seat of a game in the lobby (one click)."""
-        return await take_seat(request, game_id, new_secret(), invited=False)
+        return await take_seat(request, game_id, None)
 
-    async def take_seat(request: Request, game_id: str, secret: str, invited: bool) -> Response:
-        """Seat the asker in the game's open seat, by the invitation ``secret`` or from
-        the lobby (with a new secret), named as the form says."""
+    async def take_seat(request: Request, game_id: str, invitation: str | None) -> Response:
+        """Seat the asker in the game's open seat, by the ``invitation``'s secret or from
+        the lobby (None), named as the form says. The seat gets a secret of its own: the
+        invitation is used up, and whoever else saw its link (its maker, a chat it went
+        through) acts for nobody."""
         name = check_name((await request.form()).get("name"))
         stored, _record = await service.load(game_id)
         if stored.open_seat is None:
@@ -459,9 +461,10 @@ def create_app(
                     "them the invitation link"
                 )
             )
-        key = key_of(secret)
+        secret = new_secret()
+        invited = None if invitation is None else key_of(invitation)
         await run_in_threadpool(
-            store.take_seat, game_id, stored.open_seat, key, key if invited else None, name
+            store.take_seat, game_id, stored.open_seat, key_of(secret), invited, name
         )
         await service.tell(game_id)
         response = redirect(request, f"/play/{game_id}")

@@ -152,7 +152,9 @@ def bind(host: str, port: int) -> socket.socket:
     """The listening socket, or a clear error when the port is taken or the host is not
     an address of this machine."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
+    # named TCP, so that asyncio sets TCP_NODELAY on each connection: without it an answer
+    # on a kept-alive connection waits for the client's delayed ACK (about 40 ms)
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))

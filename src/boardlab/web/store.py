@@ -481,9 +481,14 @@ class Store:
         with self.session() as session:
             row = self._row(session, game_id)
             keys = list(row.seat_keys or [None, None])
-            fits = row.listed if invited is None else keys[seat] == invited
-            if row.open_seat != seat or not fits or row.result != "*":
+            if row.open_seat != seat or row.result != "*":
                 raise SeatTaken(_("this seat is not open: someone has taken it"))
+            if invited is None and not row.listed:
+                raise SeatTaken(_("this game is not in the lobby: its seat opens by invitation"))
+            if invited is not None and keys[seat] != invited:
+                raise SeatTaken(
+                    _("this invitation does not open the seat: ask its maker for the link again")
+                )
             keys[seat] = key
             row.seat_keys, row.open_seat, row.listed = keys, None, False
             names = list(row.names or [None, None])
