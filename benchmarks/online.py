@@ -740,7 +740,7 @@ async def warm(load: Load) -> None:
 async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | None) -> dict:
     workers = 2 if name == "postgresql" else 1
     # one generator plays every client from one address: the per-client limits are lifted
-    lifted = [f"--limit={name}=1000000" for name in ("games", "sockets", "connections")]
+    lifted = [f"--limit={name}=1000000" for name in ("games", "sockets", "connections", "requests")]
     server = LiveServer(url, folder, workers=workers, extra=lifted)
     server.start()
     assert server.process is not None

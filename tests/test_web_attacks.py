@@ -411,3 +411,18 @@ def test_a_database_outage_is_a_503_said_once_in_the_log(
     log = live.log.read_text()
     assert log.count("the database is away") == 1, log
     assert "the database is back" in log and "Traceback" not in log, log
+
+
+def test_requests_are_limited_per_client(tmp_path: Path) -> None:
+    live = LiveServer(tmp_path / "games.sqlite3", extra=limited(requests=30))
+    live.start()
+    try:
+        http = browser(live)
+        codes = [http.get("/api/games").status_code for _ in range(31)]
+        assert codes == [200] * 30 + [429]
+        refused = http.get("/")
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "10"
+        assert "too many requests" in refused.json()["error"]
+        assert http.get("/static/app.css").status_code == 200  # the page's files are free
+    finally:
+        live.stop()

@@ -31,7 +31,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, status_c
 
 from boardlab.web import app as web_app
 from boardlab.web.guard import Limits
-from web_support import SMALL, new_game
+from web_support import SMALL, UNLIMITED, new_game
 
 #: Cases per operation of the API (for each database): the whole file stays under a
 #: minute on SQLite.
@@ -256,7 +256,7 @@ def http(database: str) -> Iterator[TestClient]:
     """The app, its AI in one process, closed after the test (its lifespan). It makes
     fresh games for every operation: more than the rate limit on making them allows
     one address (a page's limit, not the API's)."""
-    app = web_app.create_app(database, workers=1, limits=Limits(games=1000))
+    app = web_app.create_app(database, workers=1, limits=Limits(games=1000, requests=UNLIMITED))
     # a server error is answered (and judged by the checks), not raised in the test
     with TestClient(app, raise_server_exceptions=False) as test_client:
         yield test_client

@@ -22,14 +22,14 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import connect
 
 from boardlab.web.app import create_app, redacted
-from web_support import SMALL, LiveServer
+from web_support import SMALL, TESTING, LiveServer
 
 
 @pytest.fixture
 def people(database: str) -> Iterator[list[TestClient]]:
     """Four browsers (each its own cookies) on one app: a creator, a friend, and two
     more to watch or to come too late."""
-    app = create_app(database, workers=1)
+    app = create_app(database, workers=1, limits=TESTING)
     with ExitStack() as stack:
         yield [stack.enter_context(TestClient(app)) for _ in range(4)]
 

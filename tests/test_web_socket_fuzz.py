@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from boardlab.web.app import MAX_MESSAGE, create_app
 from boardlab.web.talk import MAX_LINE
-from web_support import SMALL, url_of
+from web_support import SMALL, TESTING, url_of
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -42,7 +42,7 @@ MESSAGES = st.one_of(
 def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, str, str]]:
     """A game between two people online on SQLite: a browser without cookies (a
     spectator, or South when it sends South's secret), the game's id and that secret."""
-    app = create_app(url_of(tmp_path_factory.mktemp("fuzz") / "games.sqlite3"), workers=1)
+    app = create_app(url_of(tmp_path_factory.mktemp("fuzz") / "games.sqlite3"), 1, TESTING)
     with ExitStack() as stack:
         creator, friend, stranger = (stack.enter_context(TestClient(app)) for _ in range(3))
         form = {"opponent": "online", "seat": "0", **SMALL["galatjang"]}

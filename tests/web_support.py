@@ -23,6 +23,12 @@ pytest.importorskip("fastapi", reason="the web extra is not installed")
 from fastapi.testclient import TestClient
 
 from boardlab.web.app import create_app
+from boardlab.web.guard import Limits
+
+#: One test plays many people from one address: requests are not counted against it
+#: (tests/test_web_attacks.py checks that limit on its own).
+UNLIMITED = 1_000_000
+TESTING = Limits(requests=UNLIMITED)
 
 #: Small options so that whole games take a few dozen actions.
 SMALL = {
@@ -39,7 +45,7 @@ def url_of(db: Path | str) -> str:
 
 @contextmanager
 def client(db: Path | str) -> Iterator[TestClient]:
-    with TestClient(create_app(url_of(db), workers=1)) as test_client:
+    with TestClient(create_app(url_of(db), workers=1, limits=TESTING)) as test_client:
         yield test_client
 
 
@@ -156,7 +162,7 @@ class LiveServer:
     def start(self) -> None:
         command = [sys.executable, "-m", "boardlab", "serve", "--port", str(self.port)]
         command += ["--db", url_of(self.db), "--ai-workers", "1", "--workers", str(self.workers)]
-        command += self.extra
+        command += ["--limit", f"requests={UNLIMITED}", *self.extra]  # extra may lower it
         with self.log.open("a") as log:  # a pipe nobody read would block it
             self.process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

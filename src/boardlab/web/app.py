@@ -241,7 +241,7 @@ def create_app(
         openapi_url="/api/openapi.json",
         dependencies=[Depends(check_query)],
     )
-    app.add_middleware(ClientContext)
+    app.add_middleware(ClientContext, limits=limits)
     app.add_middleware(BodyLimit, limits=limits)
     app.add_middleware(SameOrigin)
     app.add_middleware(LanguageMiddleware, secure=secure_cookies)

@@ -87,6 +87,7 @@ class RateLimit:
     def __init__(self, most: int, seconds: float) -> None:
         self.most, self.seconds = most, seconds
         self.seen: dict[str, deque[float]] = {}
+        self.purged = 0.0
 
     def allow(self, key: str, now: float | None = None) -> bool:
         """Count an event of ``key``; False when it is over the limit (not counted)."""
@@ -97,7 +98,8 @@ class RateLimit:
         if len(times) >= self.most:
             return False
         times.append(now)
-        if len(self.seen) > 10_000:  # forget idle clients
+        if len(self.seen) > 10_000 and now - self.purged >= self.seconds:  # forget idle clients
+            self.purged = now
             for idle in [k for k, t in self.seen.items() if not t or now - t[-1] >= self.seconds]:
                 del self.seen[idle]
         return True
@@ -108,6 +110,8 @@ class Limits:
     """The bounds on what one client may make the server do (a client: the address the
     server saw, see ``client_key``), each set by ``boardlab serve --limit NAME=VALUE``."""
 
+    #: requests a client may send in 10 seconds (the static files not counted)
+    requests: int = 200
     #: bytes of a request body (an uploaded record is the largest)
     body: int = 1 << 20
     #: actions a game may hold: longer records are not uploaded, and options that allow
@@ -307,18 +311,35 @@ class SameOrigin:
         await refuse(scope, send, 403, message)
 
 
+#: The window of ``Limits.requests``, in seconds.
+REQUEST_SECONDS = 10.0
+
+
 class ClientContext:
     """Name the client of each request and socket (``queue.CLIENT``) for the work it
-    causes, the AI's searches above all."""
+    causes, the AI's searches above all; a client over ``Limits.requests`` is refused
+    (429) before the app sees the request."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, limits: Limits) -> None:
         self.app = app
+        self.requests = RateLimit(limits.requests, REQUEST_SECONDS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        token = CLIENT.set(client_key(scope))
+        client = client_key(scope)
+        if not scope["path"].startswith("/static/") and not self.requests.allow(client):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            with use_language(chosen(Headers(scope=scope))):
+                message = _(
+                    "too many requests from your address: at most {most} in {seconds} seconds"
+                ).format(most=self.requests.most, seconds=int(REQUEST_SECONDS))
+            await refuse(scope, send, 429, message, retry_after=str(int(REQUEST_SECONDS)))
+            return
+        token = CLIENT.set(client)
         try:
             await self.app(scope, receive, send)
         finally:
