@@ -337,3 +337,22 @@ def test_a_loss_on_time_and_a_draw_agreed_survive_both_formats(game_id: str) -> 
     finished.agree_draw()
     with pytest.raises(boardlab.BoardlabError, match="already over"):
         finished.agree_draw()
+
+
+def test_a_copy_goes_on_alone() -> None:
+    """The web app keeps records and hands out copies: playing, undoing or resigning in
+    a copy leaves the record it came from as it was."""
+    record = GameRecord(boardlab.new_game("jinli"), headers={"Event": "x"})
+    record.play("a1-b2")
+    before = (record.action_strings(), record.position.position_string(), dict(record.headers))
+    twin = record.copy()
+    twin.play("@d4")
+    twin.headers["Event"] = "y"
+    twin.resign(1)
+    assert (
+        record.action_strings(),
+        record.position.position_string(),
+        dict(record.headers),
+    ) == before
+    assert record.resigned is None and twin.resigned == 1
+    assert twin.copy().to_text() == twin.to_text()

@@ -3,6 +3,7 @@ on random games, and bad requests that get one clear message and change nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import time
@@ -14,7 +15,7 @@ from markupsafe import escape
 
 import boardlab
 from boardlab.core.record import GameRecord
-from web_support import SMALL, client, new_game, settled
+from web_support import SMALL, TESTING, client, new_game, settled
 
 GAMES = boardlab.game_ids()
 
@@ -560,9 +561,17 @@ def test_positions_out_of_range_are_refused_with_a_json_error(
 LONG = {"stones": 22, "target": 99, "recycle": True, "max_turns": 3333}
 
 
-def test_a_long_games_review_page_carries_no_boards(http: Any) -> None:
+@pytest.fixture
+def roomy(database: str) -> Any:
+    """The app of a host who keeps games of up to 10,000 actions."""
+    with client(database, dataclasses.replace(TESTING, actions=10_000)) as test_client:
+        yield test_client
+
+
+def test_a_long_games_review_page_carries_no_boards(roomy: Any) -> None:
     """3,000 actions: the review page was 62 MB of boards; now it holds the game's state
     (one board, the legal actions, the move list) and the boards come 50 at most a call."""
+    http = roomy
     record = random_record("jinli", 4, 3000, **LONG)
     assert len(record) == 3000
     game_id = upload(http, record)

@@ -44,8 +44,8 @@ def url_of(db: Path | str) -> str:
 
 
 @contextmanager
-def client(db: Path | str) -> Iterator[TestClient]:
-    with TestClient(create_app(url_of(db), workers=1, limits=TESTING)) as test_client:
+def client(db: Path | str, limits: Limits = TESTING) -> Iterator[TestClient]:
+    with TestClient(create_app(url_of(db), workers=1, limits=limits)) as test_client:
         yield test_client
 
 

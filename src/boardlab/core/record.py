@@ -124,6 +124,20 @@ class GameRecord:
         #: whether the players agreed to a draw, ending the unfinished game
         self.agreed = False
 
+    def copy(self) -> GameRecord:
+        """A record of its own with the same game so far: its positions are shared
+        (they are immutable values), its lists and headers are not."""
+        twin = GameRecord(self.game, self.start, self.headers)
+        twin.actions = list(self.actions)
+        twin.positions = list(self.positions)
+        twin.comments = dict(self.comments)
+        twin.resigned, twin.resign_reason, twin.agreed = (
+            self.resigned,
+            self.resign_reason,
+            self.agreed,
+        )
+        return twin
+
     # ------------------------------------------------------------------ play and undo
     @property
     def position(self) -> Position[Any]:

@@ -75,7 +75,6 @@ from boardlab.web.service import (
     Viewer,
     key_of,
     new_secret,
-    record_of,
 )
 from boardlab.web.store import (
     DatabaseAway,
@@ -602,8 +601,8 @@ def create_app(
         of the game) as the review page shows them, each with its ``ply``, the SVG, the
         notes of the action that led to it, the tallies, what is due and who is to act;
         ``positions``: how many the game has. A ``start`` past the end is a 400."""
-        stored = await run_in_threadpool(store.load, game_id)
-        return await run_in_threadpool(pages.review_positions, stored, start, count)
+        _stored, record = await service.load(game_id)
+        return await run_in_threadpool(pages.review_positions, record, start, count)
 
     @app.get(
         "/api/games/{game_id}/record.txt",
@@ -611,8 +610,8 @@ def create_app(
         responses={200: download_of("text/plain", "string"), **READ},
     )
     async def record_text(game_id: str) -> Response:
-        stored = await run_in_threadpool(store.load, game_id)
-        text = await run_in_threadpool(lambda: record_of(stored).to_text())  # a replay
+        stored, record = await service.load(game_id)
+        text = await run_in_threadpool(record.to_text)
         return download(text, f"{stored.game}-{game_id}.txt", "text/plain")
 
     @app.get(
@@ -621,8 +620,8 @@ def create_app(
         responses={200: download_of("application/json", "object"), **READ},
     )
     async def record_json(game_id: str) -> Response:
-        stored = await run_in_threadpool(store.load, game_id)
-        text = await run_in_threadpool(lambda: record_of(stored).to_json())  # a replay
+        stored, record = await service.load(game_id)
+        text = await run_in_threadpool(record.to_json)
         return download(text, f"{stored.game}-{game_id}.json", "application/json")
 
     @app.websocket("/ws/games/{game_id}")

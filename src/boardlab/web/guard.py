@@ -116,7 +116,7 @@ class Limits:
     body: int = 1 << 20
     #: actions a game may hold: longer records are not uploaded, and options that allow
     #: longer games are refused (a long game costs every request that reads it)
-    actions: int = 10_000
+    actions: int = 5_000
     #: new games (and rematches) a client may make in a minute
     games: int = 30
     #: records a client may upload in a minute

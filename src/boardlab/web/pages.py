@@ -24,7 +24,6 @@ from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
 from boardlab.web.language import format_when
 from boardlab.web.store import StoredGame
-from boardlab.web.thinking import rebuild
 
 HUMAN = "human"
 #: The opponent of a game between two people online: a friend invited by a link.
@@ -282,11 +281,10 @@ def review_boards(record: GameRecord, start: int, count: int) -> list[dict[str, 
     return boards
 
 
-def review_positions(stored: StoredGame, start: int, count: int) -> dict[str, Any]:
+def review_positions(record: GameRecord, start: int, count: int) -> dict[str, Any]:
     """The answer to a review's request for positions ``start`` onwards (at most
-    ``count``): the game is replayed only as far as the last of them. Slow for a long
-    game (a replay and SVGs): call it off the event loop."""
-    total = len(stored.actions) + 1
+    ``count``) of the game ``record`` holds. SVGs: call it off the event loop."""
+    total = len(record) + 1
     if start >= total:
         raise BoardlabError(
             ngettext(
@@ -295,8 +293,6 @@ def review_positions(stored: StoredGame, start: int, count: int) -> dict[str, An
                 total,
             ).format(start=start, n=total, last=total - 1)
         )
-    end = min(total, start + count)
-    record = rebuild(stored.game, stored.options, stored.start, stored.actions[: end - 1])
     return {"positions": total, "start": start, "boards": review_boards(record, start, count)}
 
 

@@ -55,6 +55,8 @@ REVIEW_AGENT = "hard"
 RETRY_AFTER = 10.0
 #: Seconds a page may take to take a message before it is forgotten.
 SEND_SECONDS = 10.0
+#: Positions the records kept in memory may hold together (``GameService._record``).
+KEPT_POSITIONS = 200_000
 
 
 class RequestError(BoardlabError):
@@ -147,6 +149,10 @@ class GameService:
         #: the pages watching each game, with the language each reads and who it is
         self.watchers: dict[str, dict[Listener, tuple[str, Viewer]]] = {}
         self.tasks: set[asyncio.Task[None]] = set()
+        #: the latest records rebuilt, by game and revision, the least recently used first
+        self.records: collections.OrderedDict[tuple[str, int], GameRecord] = (
+            collections.OrderedDict()
+        )
 
     # ------------------------------------------------------------------ workers
     async def close(self) -> None:
@@ -168,7 +174,7 @@ class GameService:
         """The game as stored; a player whose clock has run out has lost it on time
         (whoever looks first, a page, a request or the timer, finds it so)."""
         stored = await run_in_threadpool(self.store.load, game_id)
-        record = await run_in_threadpool(record_of, stored)  # a replay: beside the loop
+        record = await self._record(stored)
         to_act = None if record.is_over() else record.position.to_act
         if to_act is not None and clock.expired(stored.clock, to_act, clock.milliseconds()):
             ended = await run_in_threadpool(record_of, stored)
@@ -179,9 +185,29 @@ class GameService:
                     self.store.end, game_id, len(record), to_act, ended.result(), "time", stopped
                 )
             stored = await run_in_threadpool(self.store.load, game_id)
-            record = await run_in_threadpool(record_of, stored)
+            record = await self._record(stored)
             self._spawn(self._broadcast(stored, record))
         return stored, record
+
+    async def _record(self, stored: StoredGame) -> GameRecord:
+        """The record of a stored game, a copy of its own for the caller: replayed beside
+        the event loop the first time a revision is asked for, then kept (a game read
+        by all its watchers, or over and over by one client, is replayed once)."""
+        kept = self.records.get((stored.id, stored.revision))
+        if kept is None:
+            kept = await run_in_threadpool(record_of, stored)
+            self._keep(stored, kept)
+        self.records.move_to_end((stored.id, stored.revision))
+        return kept.copy()
+
+    def _keep(self, stored: StoredGame, record: GameRecord) -> None:
+        """Keep ``record`` (a copy) as the record of ``stored``, forgetting the least
+        recently used beyond ``KEPT_POSITIONS``."""
+        self.records[(stored.id, stored.revision)] = record.copy()
+        held = sum(len(kept.positions) for kept in self.records.values())
+        while held > KEPT_POSITIONS and len(self.records) > 1:
+            _key, oldest = self.records.popitem(last=False)
+            held -= len(oldest.positions)
 
     async def state(self, game_id: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         stored, record = await self.load(game_id)
@@ -249,6 +275,7 @@ class GameService:
             draw_offer=None,
             clock=stored.clock if ticked is None else ticked,
         )
+        self._keep(after, record)
         return await self._changed(stored.id, viewer, (after, record))
 
     async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
