@@ -32,7 +32,14 @@ from boardlab.core.i18n import _, language, use_language
 from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web import clock, thinking
-from boardlab.web.queue import CLIENT, MAX_JOBS_PER_CLIENT, SLOW, FairQueue, lane_for
+from boardlab.web.queue import (
+    CLIENT,
+    MAX_JOBS_PER_CLIENT,
+    SLOW,
+    FairQueue,
+    QueueFullError,
+    lane_for,
+)
 from boardlab.web.store import (
     CHANNEL,
     ORIGIN,
@@ -521,7 +528,7 @@ class GameService:
                     await self._store_action(stored, record, action)
                 except StaleError:
                     continue  # overtaken by an undo or a resignation: look again
-        except DatabaseAway as error:  # the store has said so in the log
+        except (DatabaseAway, QueueFullError) as error:  # the page says so; no trace
             self.trouble[game_id] = (time.monotonic(), str(error))
             thought = True
         except Exception as error:  # the page says so, the log has the details
@@ -585,6 +592,8 @@ class GameService:
                 parts.append(part)
             data = thinking.reviewed(stored.game, stored.options, REVIEW_AGENT, parts)
             await run_in_threadpool(self.store.keep_review, stored.id, REVIEW_AGENT, length, data)
+        except (DatabaseAway, QueueFullError):
+            pass  # asked for again, the review starts again
         except Exception:
             log.exception("the review of game %s failed", stored.id)
 
