@@ -474,7 +474,7 @@ def test_a_long_review_fetches_the_boards_it_shows(
     from boardlab.core.record import GameRecord
     from boardlab.ui.svg import board_svg
 
-    game = boardlab.new_game("jinli", stones=22, target=99, recycle=True, max_turns=3333)
+    game = boardlab.new_game("jinli", stones=22, target=99, recycle=True, max_turns=1000)
     record = GameRecord(game)
     rng = random.Random(9)
     while len(record) < 300:

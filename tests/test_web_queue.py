@@ -150,9 +150,10 @@ def test_a_beginners_move_does_not_wait_for_one_clients_expert_games(workers: in
             submit(queue, "expert", SLOW, f"expert{k}")
         await settle()
         pool = pools[0]
-        experts = [f"expert{k}" for k in range(workers - 1)]
+        share = queue.slow_share  # one client leaves a slow worker to the others too
+        experts = [f"expert{k}" for k in range(share)]
         assert pool.busy() == experts  # the last worker is kept for quick work
-        assert queue.waiting() == {QUICK: 0, SLOW: 26 - workers}
+        assert queue.waiting() == {QUICK: 0, SLOW: 25 - share}
         beginner = submit(queue, "beginner", QUICK, "beginner")
         await settle()
         assert pool.busy() == [*experts, "beginner"]  # at once, no expert game ended
@@ -160,7 +161,34 @@ def test_a_beginners_move_does_not_wait_for_one_clients_expert_games(workers: in
         assert await beginner == "beginner"
         pool.end("expert0")
         await settle()
-        assert pool.started() == [*experts, "beginner", f"expert{workers - 1}"]
+        assert pool.started() == [*experts, "beginner", f"expert{share}"]
+        queue.close()
+
+    run(test)
+
+
+def test_a_short_review_does_not_wait_for_one_clients_expert_games() -> None:
+    """Three workers (``--ai-workers 2``): one client's 25 expert searches hold one slow
+    worker; another client's review starts at once on the other."""
+
+    async def test() -> None:
+        queue, pools = held(3)
+        for k in range(25):
+            submit(queue, "expert", SLOW, f"expert{k}")
+        await settle()
+        pool = pools[0]
+        assert pool.busy() == ["expert0"] and queue.waiting() == {QUICK: 0, SLOW: 24}
+        review = submit(queue, "reviewer", SLOW, "review")
+        await settle()
+        assert pool.busy() == ["expert0", "review"]  # no expert search had to end
+        beginner = submit(queue, "beginner", QUICK, "beginner")
+        await settle()
+        assert pool.busy() == ["expert0", "review", "beginner"]  # and quick work its own
+        for name in ("review", "beginner"):
+            pool.end(name)
+        assert await review == "review" and await beginner == "beginner"
+        await settle()
+        assert pool.busy() == ["expert0"]  # their workers are not the expert client's
         queue.close()
 
     run(test)

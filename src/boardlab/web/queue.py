@@ -5,11 +5,13 @@ Jobs run in one of two lanes. ``quick`` is for work well under a second (the lev
 to hard, hints), ``slow`` for work of seconds (expert, perfect, a review's chunks). At
 most ``workers`` jobs run at once, and slow jobs leave one worker free for quick ones
 (when there are two workers or more), so a quick job waits for quick work only, however
-many slow jobs are queued. Within a lane every client has its own line and clients take
-turns, round-robin: 25 jobs of one client take one turn a round beside one job of
-another, so a job waits for at most one job of each other client ahead of it. When both
-lanes are waiting, a lane with no job running gets the next worker, so neither starves
-the other.
+many slow jobs are queued; and one client's slow jobs leave a slow worker to the others
+(when there are two slow workers or more), so another client's review or expert move
+starts at once, not after one of theirs. Within a lane every client has its own line and
+clients take turns, round-robin: 25 jobs of one client take one turn a round beside one
+job of another, so a job waits for at most one job of each other client ahead of it.
+When both lanes are waiting, a lane with no job running gets the next worker, so neither
+starves the other.
 
 Only asyncio and ``concurrent.futures`` here (no web framework), so it is tested alone
 with a thread pool or a fake executor.
@@ -134,6 +136,10 @@ class FairQueue:
         self.workers = workers
         #: slow jobs leave a worker to quick ones, unless there is only one
         self.slow_workers = max(1, workers - 1)
+        #: and one client's slow jobs leave a slow worker to other clients, unless there
+        #: is only one
+        self.slow_share = max(1, self.slow_workers - 1)
+        self._slow_running: collections.Counter[str] = collections.Counter()
         self.max_jobs_per_client = max_jobs_per_client
         self._make_executor = executor or thinking.pool
         self._executor: Executor | None = None
@@ -205,23 +211,43 @@ class FairQueue:
             self._executor = None
 
     # ------------------------------------------------------------------ turns
-    def _next_lane(self) -> str | None:
-        """The lane whose job takes a free worker, if any may."""
-        quick = self._waiting[QUICK] > 0
-        slow = self._waiting[SLOW] > 0 and self._running[SLOW] < self.slow_workers
-        if quick and slow:  # a lane with nothing running goes first; else quick work
-            return SLOW if self._running[SLOW] == 0 and self._running[QUICK] > 0 else QUICK
-        return QUICK if quick else SLOW if slow else None
+    def _lanes(self) -> tuple[str, ...]:
+        """The lanes whose jobs may take a free worker, in the order they are asked."""
+        if self._running[SLOW] >= self.slow_workers:
+            return (QUICK,)
+        if self._running[SLOW] == 0 and self._running[QUICK] > 0:  # neither lane starves
+            return (SLOW, QUICK)
+        return (QUICK, SLOW)
+
+    def _pick(self, lane: str) -> tuple[int, int, _Job] | None:
+        """The next job of ``lane`` that may start: the first in turn, passing over a
+        client who holds its share of the slow workers (its job keeps its place)."""
+        line, passed = self._lines[lane], []
+        found = None
+        while line:
+            entry = heapq.heappop(line)
+            job = entry[2]
+            if job.dropped:
+                continue
+            if lane == SLOW and self._slow_running[job.client] >= self.slow_share:
+                passed.append(entry)
+                continue
+            found = entry
+            break
+        for entry in passed:
+            heapq.heappush(line, entry)
+        return found
 
     def _dispatch(self) -> None:
         while not self._closed and sum(self._running.values()) < self.workers:
-            lane = self._next_lane()
-            if lane is None:
+            entry = next(
+                (found for lane in self._lanes() if (found := self._pick(lane)) is not None),
+                None,
+            )
+            if entry is None:
                 return
-            line = self._lines[lane]
-            turn, _arrival, job = heapq.heappop(line)
-            while job.dropped:
-                turn, _arrival, job = heapq.heappop(line)
+            turn, _arrival, job = entry
+            lane = job.lane
             self._waiting[lane] -= 1
             if turn > self._round[lane]:  # a round is over: forget who was served before
                 self._round[lane] = turn
@@ -234,6 +260,8 @@ class FairQueue:
         job.started = True
         self._started.add(job)
         self._running[job.lane] += 1
+        if job.lane == SLOW:
+            self._slow_running[job.client] += 1
         loop = job.answer.get_loop()  # the caller's, which may not be the one running now
         try:
             done = self._submit(job)
@@ -261,6 +289,10 @@ class FairQueue:
         """A job's worker is free: hand its answer over (unless nobody waits for it)."""
         self._started.discard(job)
         self._running[job.lane] -= 1
+        if job.lane == SLOW:
+            self._slow_running[job.client] -= 1
+            if self._slow_running[job.client] <= 0:
+                del self._slow_running[job.client]
         self._forget(job.client)
         if future is not None:
             if future.cancelled():
