@@ -343,9 +343,13 @@ def create_app(
         if game.max_actions > limits.actions:
             raise RequestError(
                 _(
-                    "these options allow games of up to {count} actions; this server keeps "
-                    "games of up to {most}: choose options for a shorter game"
-                ).format(count=format_number(game.max_actions), most=format_number(limits.actions))
+                    "these options ({options}) allow games of up to {count} actions; this "
+                    "server keeps games of up to {most}: choose options for a shorter game"
+                ).format(
+                    options=clipped(" ".join(game.option_assignments())),
+                    count=format_number(game.max_actions),
+                    most=format_number(limits.actions),
+                )
             )
 
     @app.post("/new/{game_id}", include_in_schema=False)
