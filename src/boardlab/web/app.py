@@ -142,7 +142,7 @@ REFUSALS = {
     408: "The request's body was not sent in time (the limit `request_seconds`).",
     413: "The request's body is larger than the server takes (the limit `body`).",
     422: "The body (or a parameter) is not of the documented form.",
-    429: "Too many requests of this kind from this client: wait and try again.",
+    429: "Too many requests (of this kind) from this client: wait `Retry-After` seconds.",
     503: "The database is away for a moment: try again after `Retry-After` seconds.",
 }
 
@@ -152,7 +152,7 @@ def refusals(*statuses: int, switches_language: bool = False) -> dict[int | str,
     body, not FastAPI's), the router's redirect of a game's address that ends in a slash
     (one with a 404: a game id in the path), and for a GET the redirect a ``lang`` that
     names a language gets (``LanguageMiddleware``)."""
-    everywhere = (408, 413, 422, 503)
+    everywhere = (408, 413, 422, 429, 503)  # what any request may meet
     found: dict[int | str, Any] = {
         status: {"model": ErrorBody, "description": REFUSALS[status]}
         for status in (*statuses, *everywhere)
