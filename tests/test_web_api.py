@@ -593,3 +593,27 @@ def test_a_long_games_review_page_carries_no_boards(roomy: Any) -> None:
     assert answer["boards"][-1] == engine_board(record, 1549)
     assert len(positions(http, game_id, start=2000).json()["boards"]) == 50
     assert positions(http, game_id, count=51).status_code == 422
+
+
+def test_the_schema_is_upgraded_once_and_checked_by_the_servers_processes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``boardlab db upgrade`` (and ``serve``, once, before its processes) brings the
+    schema to the newest; a server process only checks it, and refuses an old one."""
+    from fastapi.testclient import TestClient
+
+    from boardlab.cli import main
+    from boardlab.core.errors import BoardlabError
+    from boardlab.web.app import create_app
+
+    url = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    with pytest.raises(BoardlabError, match="boardlab db upgrade"):
+        create_app(url, workers=1, upgrade=False)
+    assert main(["db", "status", "--db", url]) == 0
+    assert "schema none; the newest is" in capsys.readouterr().out
+    assert main(["db", "upgrade", "--db", url]) == 0
+    assert "schema none upgraded to" in capsys.readouterr().out
+    assert main(["db", "upgrade", "--db", url]) == 0
+    assert ", the newest" in capsys.readouterr().out
+    with TestClient(create_app(url, workers=1, upgrade=False)) as http:
+        assert http.get("/").status_code == 200

@@ -460,6 +460,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help=_("mark cookies Secure: the site is reached over HTTPS only"),
     )
+    db = commands.add_parser(
+        "db",
+        help=_("the web app's database: its schema"),
+        description=_(
+            "upgrade brings the database's schema to the newest (boardlab serve does it "
+            "before its processes start); status says where it stands."
+        ),
+    )
+    db.add_argument("action", choices=["upgrade", "status"])
+    db.add_argument("--db", metavar="URL", help=_("an SQLAlchemy database URL"))
     for sub in commands.choices.values():  # --lang after the command too
         lang_flag(sub, argparse.SUPPRESS)
     return parser
@@ -1003,6 +1013,34 @@ def run_review(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_db(args: argparse.Namespace) -> int:
+    require("web", "boardlab db")
+    from boardlab.web.store import Store, default_url, migrate, safe_url, schema_of
+
+    url = args.db or default_url()
+    store = Store(url, upgrade=None)
+    try:
+        if args.action == "upgrade":
+            before, after = migrate(store.engine)
+            message = (
+                _("{url}: schema {schema}, the newest")
+                if before == after
+                else _("{url}: schema {before} upgraded to {schema}")
+            )
+            print(message.format(url=safe_url(url), before=before or "none", schema=after))
+        else:
+            current, newest = schema_of(store.engine)
+            message = (
+                _("{url}: schema {schema}, the newest")
+                if current == newest
+                else _("{url}: schema {current}; the newest is {schema}: boardlab db upgrade")
+            )
+            print(message.format(url=safe_url(url), current=current or "none", schema=newest))
+    finally:
+        store.engine.dispose()
+    return 0
+
+
 def run_serve(args: argparse.Namespace) -> int:
     require("web", "boardlab serve")
     from boardlab.web.guard import Limits
@@ -1180,6 +1218,7 @@ COMMANDS = {
     "study": run_study,
     "review": run_review,
     "serve": run_serve,
+    "db": run_db,
     "solve": run_solve,
     "match": run_match,
     "analyze": run_analyze,

@@ -196,12 +196,14 @@ def create_app(
     workers: int = 2,
     limits: Limits | None = None,
     secure_cookies: bool = False,
+    upgrade: bool = True,
 ) -> FastAPI:
     """The app on the database at URL ``db`` (SQLite in the user data directory by
     default), its agents searching in ``workers`` processes, each client held to
-    ``limits``; ``secure_cookies``: every cookie Secure (the site is HTTPS only)."""
+    ``limits``; ``secure_cookies``: every cookie Secure (the site is HTTPS only);
+    ``upgrade``: the database's schema brought to the newest first (else checked)."""
     limits = limits or Limits()
-    store = Store(db)
+    store = Store(db, upgrade)
     service = GameService(store, workers, limits.searches)
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["games"] = pages.catalogue
@@ -743,6 +745,7 @@ def app_from_environment() -> FastAPI:
         int(os.environ.get("BOARDLAB_AI_WORKERS", "2")),
         Limits.from_environment(),
         secure_cookies=bool(os.environ.get("BOARDLAB_SECURE_COOKIES")),
+        upgrade=False,  # ``serve`` upgraded it once, before its processes started
     )
 
 

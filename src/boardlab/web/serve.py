@@ -109,7 +109,9 @@ def serve(
     from boardlab.web.store import Store, default_url, safe_url
 
     url = db or default_url()
-    store = Store(url)  # a database that cannot be opened is said now, in one line
+    # the schema brought to the newest once, here, before any server process starts (a
+    # database that cannot be opened is said now, in one line)
+    store = Store(url)
     store.engine.dispose()
     if workers > 1 and not store.announces:
         raise BoardlabError(

@@ -235,13 +235,19 @@ def no_game(game_id: str) -> NotFound:
 
 class Store:
     """The games of one database. Methods are synchronous (the web app calls them in a
-    thread) and each is one transaction."""
+    thread) and each is one transaction. ``upgrade`` brings the schema to the newest
+    first; False (a server's worker process, after ``boardlab serve`` upgraded once)
+    refuses a database at another schema, saying what to run; None leaves it as it is
+    (``boardlab db``)."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, upgrade: bool | None = True) -> None:
         self.url = url or default_url()
         try:
             self.engine = open_engine(self.url)
-            migrate(self.engine)
+            if upgrade:
+                migrate(self.engine)
+            elif upgrade is False:
+                current, newest = schema_of(self.engine)
         except (ArgumentError, NoSuchModuleError, ValueError):
             raise BoardlabError(
                 _(
@@ -260,6 +266,13 @@ class Store:
             raise BoardlabError(
                 _("cannot open the database {url}: {why}").format(url=safe_url(self.url), why=why)
             ) from None
+        if upgrade is False and current != newest:
+            raise BoardlabError(
+                _(
+                    "the database {url} has schema {current}, this boardlab needs {newest}: "
+                    "run boardlab db upgrade --db URL first"
+                ).format(url=safe_url(self.url), current=current or "none", newest=newest)
+            )
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.readings = sessionmaker(
             self.engine.execution_options(reading=True), expire_on_commit=False
@@ -643,17 +656,35 @@ def open_engine(url: str) -> Engine:
     return engine
 
 
-def migrate(engine: Engine) -> None:
+def migrate(engine: Engine) -> tuple[str | None, str]:
     """Bring the database to the newest schema with the Alembic migrations shipped in the
-    package (a new database is created by them too)."""
+    package (a new database is created by them too): its schema before and after."""
     from alembic import command
+
+    before, _newest = schema_of(engine)
+    with engine.begin() as connection:
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    return before, schema_of(engine)[0] or "base"
+
+
+def schema_of(engine: Engine) -> tuple[str | None, str]:
+    """The database's schema (None for an empty database) and the newest one."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    newest = ScriptDirectory.from_config(alembic_config()).get_current_head() or "base"
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision(), newest
+
+
+def alembic_config() -> Any:
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    return config
 
 
 def dumps(value: Any) -> str:
