@@ -159,6 +159,13 @@ CASES = [
     Case("serve --port 1 --db sqlite:///{tmp}/web.sqlite3", "web", None),
     Case("serve --port 0 --db garbage://", "web", "error"),
     Case("serve --port 0 --db postgresql+psycopg://nobody:secret@127.0.0.1:1/x", "web", "error"),
+    Case("serve --port 0 --limit body=abc", "web", "error"),
+    Case("serve --port 0 --limit frob=1", "web", "error"),
+    Case("db status --db sqlite:///{tmp}/db-{n}.sqlite3", "web", "ok"),
+    Case("db upgrade --db sqlite:///{tmp}/db-{n}.sqlite3", "web", "ok"),
+    Case("db upgrade --db garbage://", "web", "error"),
+    Case("db status --db postgresql+psycopg://nobody:secret@127.0.0.1:1/x", "web", "error"),
+    Case("db frob", "error", "error"),
 ]
 IDS = [f"{n}:{case.line or '(nothing)'}" for n, case in enumerate(CASES)]
 

@@ -617,3 +617,7 @@ def test_the_schema_is_upgraded_once_and_checked_by_the_servers_processes(
     assert ", the newest" in capsys.readouterr().out
     with TestClient(create_app(url, workers=1, upgrade=False)) as http:
         assert http.get("/").status_code == 200
+    unreachable = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+    assert main(["db", "status", "--db", unreachable]) == 2
+    said = capsys.readouterr().err
+    assert "cannot open the database" in said and "Traceback" not in said

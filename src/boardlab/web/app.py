@@ -48,7 +48,7 @@ from boardlab.web import pages
 from boardlab.web.clock import new_clock
 from boardlab.web.guard import (
     BodyLimit,
-    ClientContext,
+    ClientGate,
     Limits,
     RateLimit,
     SameOrigin,
@@ -242,7 +242,7 @@ def create_app(
         openapi_url="/api/openapi.json",
         dependencies=[Depends(check_query)],
     )
-    app.add_middleware(ClientContext, limits=limits)
+    app.add_middleware(ClientGate, limits=limits)
     app.add_middleware(BodyLimit, limits=limits)
     app.add_middleware(SameOrigin)
     app.add_middleware(LanguageMiddleware, secure=secure_cookies)
@@ -730,9 +730,7 @@ def status_of(error: BoardlabError) -> int:
 
 def headers_of(error: BoardlabError) -> dict[str, str] | None:
     """The headers that go with the refusal: when to try again, for what passes."""
-    if isinstance(error, DatabaseAway):
-        return {"Retry-After": str(RETRY_SECONDS)}
-    if isinstance(error, TooMany | QueueFullError):
+    if isinstance(error, DatabaseAway | TooMany | QueueFullError):
         return {"Retry-After": str(RETRY_SECONDS)}
     return None
 

@@ -150,8 +150,7 @@ class Limits:
             try:
                 if field is None:
                     raise ValueError
-                kind = float if field.type == "float" else int
-                values[field.name] = kind(text.strip())
+                values[field.name] = type(getattr(cls, field.name))(text.strip())  # int, float
             except ValueError:
                 raise BoardlabError(
                     _("bad limit {item!r}: expected NAME=NUMBER, the names being {names}").format(
@@ -315,7 +314,7 @@ class SameOrigin:
 REQUEST_SECONDS = 10.0
 
 
-class ClientContext:
+class ClientGate:
     """Name the client of each request and socket (``queue.CLIENT``) for the work it
     causes, the AI's searches above all; a client over ``Limits.requests`` is refused
     (429) before the app sees the request."""

@@ -246,7 +246,7 @@ class Store:
             self.engine = open_engine(self.url)
             if upgrade:
                 migrate(self.engine)
-            elif upgrade is False:
+            else:  # opened now, so that an unreachable database is said in one line
                 current, newest = schema_of(self.engine)
         except (ArgumentError, NoSuchModuleError, ValueError):
             raise BoardlabError(
