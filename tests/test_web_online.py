@@ -355,14 +355,15 @@ def http_call(base: str, method: str, path: str, body: Any = None, headers: Any 
         sent["Content-Type"] = "application/json"
     else:
         data = None
-    connection.request(method, path, data, sent)
-    answer = connection.getresponse()
-    got: dict[str, str] = {}
-    for name, value in answer.getheaders():  # several cookies: each on a line
-        got[name.lower()] = f"{got[name.lower()]}\n{value}" if name.lower() in got else value
-    result = answer.status, got, answer.read().decode()
-    connection.close()
-    return result
+    try:  # closed also when the server is killed mid-answer (no socket left to the GC)
+        connection.request(method, path, data, sent)
+        answer = connection.getresponse()
+        got: dict[str, str] = {}
+        for name, value in answer.getheaders():  # several cookies: each on a line
+            got[name.lower()] = f"{got[name.lower()]}\n{value}" if name.lower() in got else value
+        return answer.status, got, answer.read().decode()
+    finally:
+        connection.close()
 
 
 def cookie(headers: dict[str, str], name: str) -> str:
