@@ -15,17 +15,19 @@ friend opens the invitation page, takes the seat (POST) and opens the game page;
 pages then hold the game's WebSocket, each with its own seat cookie, and ping it every
 25 s as play.js does. The player to act thinks for a random time, uniform between half
 and one and a half times ``--think`` seconds (5 s by default, so a game acts every 5 s on
-average), counted from when its page received the position, then POSTs a random legal
-action of the latest state its page holds to ``/api/games/{id}/play``. A game that ends
+average), counted from when its page received the position, then sends a random legal
+action of the latest state its page holds over its socket (``{"type": "play", ...}``),
+as play.js does, and waits for the ack. A game that ends
 is replaced at once by a new one, so the number of games stays at G. By default the
 games are Jin Li, Linja and Galatjang in turn with their default options (some 80, 90
 and 25 actions a game when played at random).
 
 Measured per step of the curve over G (the games of a step carry on into the next):
 
-* latency: from just before the POST is written to the socket until the opponent's
-  WebSocket has received the state that contains the action; p50, p90, p99, max;
-* the POST's round trip (request written to answer read);
+* latency: from just before the action is written to the actor's socket until the
+  opponent's WebSocket has received the state that contains it; p50, p90, p99, max;
+* the ack's round trip (action written to ack read: the action stored);
+* the server's CPU time per action;
 * actions a second, over the measuring window (actions sent in the window whose
   broadcast arrived);
 * errors of every kind: a non-200 answer where 200 (or a 303) was due, a refused action,
@@ -246,24 +248,28 @@ class Side:
     socket: ClientConnection | None = None
     state: dict[str, Any] | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    #: the seats the page holds (its socket's welcome)
+    you: tuple[int, ...] = ()
 
     def cookie_header(self) -> str:
         return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
 
     def take(self, state: dict[str, Any]) -> None:
         if self.state is None or state["revision"] >= self.state["revision"]:
-            self.state = slim(state)
+            self.state = slim(state, self.you)
             self.changed.set()
 
 
-def slim(state: dict[str, Any]) -> dict[str, Any]:
+def slim(state: dict[str, Any], you: tuple[int, ...]) -> dict[str, Any]:
     """What a player reads of a state: kept instead of the whole state, so that the
-    generator holds few objects (its garbage collector's pauses would count as latency)."""
+    generator holds few objects (its garbage collector's pauses would count as latency).
+    Whether the page acts it works out from the seats it holds, as play.js does."""
+    to_act = state["to_act"]
     return {
         "ply": state["ply"],
         "revision": state["revision"],
-        "to_act": state["to_act"],
-        "you_act": state["you_act"],
+        "to_act": to_act,
+        "you_act": to_act is not None and to_act in you and state["open_seat"] is None,
         "outcome": None if state["outcome"] is None else True,
         "legal": [entry["action"] for entry in state["legal"]],
     }
@@ -278,6 +284,10 @@ class Pending:
     watcher: int
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     latency: float = 0.0
+    #: the server's answer to the action (its ack, or an error), when it came
+    answer: dict[str, Any] | None = None
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
+    answered_at: float = 0.0
 
 
 @dataclass
@@ -482,10 +492,17 @@ class Load:
                 data = json.loads(message)
                 self.messages += 1
                 kind = data.get("type")
+                pending = game.pending
+                if kind in ("ack", "error") and pending is not None and "id" in data:
+                    pending.answer, pending.answered_at = data, now  # its own action's
+                    pending.answered.set()
+                    continue
                 if kind == "error":
                     self.error(f"socket error message: {data.get('message', '')[:80]}")
                     continue
-                if kind != "state":  # pong, and whatever else pages are told (chat)
+                if kind == "welcome":
+                    side.you = tuple(data["you"])
+                if kind != "state":  # pong, status, and whatever else pages are told
                     self.other_messages[kind] += 1
                     continue
                 state = data["state"]
@@ -544,23 +561,23 @@ class Load:
             if self.stopping or game.closing:
                 return
             action = self.rng.choice(mine["legal"])
-            body = json.dumps({"action": action, "ply": ply}).encode()
-            headers = {
-                "Content-Type": "application/json",
-                "Accept": "application/json",
-                "Cookie": actor.cookie_header(),
-            }
+            # as play.js sends it: over the page's socket, answered by an ack once stored
+            message = json.dumps({"type": "play", "id": ply, "ply": ply, "action": action})
             pending = Pending(ply + 1, time.perf_counter(), 1 - actor.seat)
             game.pending = pending
-            answer = await self.pool.request("POST", f"/api/games/{game.id}/play", headers, body)
-            round_trip = time.perf_counter() - pending.sent
-            if answer.status != 200:
-                raise Failure(f"action refused ({answer.status}): {answer.error()}")
-            actor.take(json.loads(answer.body))
+            assert actor.socket is not None
+            await actor.socket.send(message)
             try:
+                await asyncio.wait_for(pending.answered.wait(), TIMEOUT)
                 await asyncio.wait_for(pending.arrived.wait(), TIMEOUT)
             except TimeoutError:
-                raise Failure("the opponent's page got no state for the action in 30 s") from None
+                raise Failure("no ack, or no state for the opponent, in 30 s") from None
+            if game.closing:
+                raise Abandoned
+            answer = pending.answer or {}
+            if answer.get("type") != "ack":
+                raise Failure(f"action refused ({answer.get('status')}): {answer.get('message')}")
+            round_trip = pending.answered_at - pending.sent
             if game.closing:
                 raise Abandoned
             self.samples.append(Sample(pending.sent, pending.latency, round_trip))
@@ -792,14 +809,17 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
                 "p90_ms": 1000 * percentile(latency, 0.9),
                 "p99_ms": 1000 * percentile(latency, 0.99),
                 "max_ms": 1000 * (latency[-1] if latency else float("nan")),
-                "post_p50_ms": 1000 * percentile(trips, 0.5),
-                "post_p99_ms": 1000 * percentile(trips, 0.99),
+                "ack_p50_ms": 1000 * percentile(trips, 0.5),
+                "ack_p99_ms": 1000 * percentile(trips, 0.99),
                 "errors": sum(errors.values()),
                 "error_kinds": dict(errors),
                 "server_rss_mib": rss / 2**20,
                 "rss_per_game_kib": (rss - idle["server_rss"]) / games / 1024,
                 "rss_slope_kib": (rss - previous_rss) / (games - previous_games) / 1024,
                 "server_cpu_pct": 100 * (after["server_cpu"] - before["server_cpu"]) / span,
+                "server_cpu_ms_per_action": 1000
+                * (after["server_cpu"] - before["server_cpu"])
+                / max(1, len(took)),
                 "generator_cpu_pct": 100
                 * (after["generator_cpu"] - before["generator_cpu"])
                 / span,
@@ -921,10 +941,10 @@ def table(result: dict[str, Any]) -> list[str]:
     database = result["database"]
     pg = database == "postgresql"
     head = (
-        "| games | actions/s | p50 ms | p90 ms | p99 ms | max ms | POST p50 / p99 ms | errors "
-        "| server RSS MiB | RSS/game KiB (slope) | server CPU % |"
+        "| games | actions/s | p50 ms | p90 ms | p99 ms | max ms | ack p50 / p99 ms | errors "
+        "| server RSS MiB | RSS/game KiB (slope) | server CPU % | server CPU ms/action |"
     )
-    rule = "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    rule = "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     if pg:
         head += " PostgreSQL CPU % / PSS MiB |"
         rule += "---:|"
@@ -939,9 +959,9 @@ def table(result: dict[str, Any]) -> list[str]:
         line = (
             f"| {r['games']} | {r['actions_per_s']:.1f} | {r['p50_ms']:.1f} | {r['p90_ms']:.1f} "
             f"| {mark}{r['p99_ms']:.1f}{mark} | {r['max_ms']:.0f} "
-            f"| {r['post_p50_ms']:.1f} / {r['post_p99_ms']:.1f} | {errors} "
+            f"| {r['ack_p50_ms']:.1f} / {r['ack_p99_ms']:.1f} | {errors} "
             f"| {r['server_rss_mib']:.0f} | {r['rss_per_game_kib']:.0f} ({r['rss_slope_kib']:.0f}) "
-            f"| {r['server_cpu_pct']:.0f} |"
+            f"| {r['server_cpu_pct']:.0f} | {r['server_cpu_ms_per_action']:.2f} |"
         )
         if pg:
             line += f" {r['database_cpu_pct']:.0f} / {r['database_pss_mib']:.0f} |"
@@ -967,10 +987,12 @@ def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> 
         "",
         f"Each game: two browsers (both held by the load generator), each with the game's "
         f"WebSocket open; the player to act thinks uniformly {args.think / 2:g}–"
-        f"{1.5 * args.think:g} s, then POSTs a random legal action; games that end are "
-        f"replaced. Games: {', '.join(context['kinds'])} in turn, default options. "
-        f"Per step: {args.warmup:g} s warm-up, {args.window:g} s measured. Latency: POST "
-        "sent until the opponent's socket has the state with the action. Bold: p99 under "
+        f"{1.5 * args.think:g} s, then sends a random legal action over its socket, as a "
+        f"page does; games that end are replaced. Games: {', '.join(context['kinds'])} in "
+        f"turn, default options. Per step: {args.warmup:g} s warm-up, {args.window:g} s "
+        "measured. Latency: the action sent until the opponent's socket has the state "
+        "with it; ack: until the actor has the ack (the action stored). Server CPU per "
+        "action: the server's CPU time in the window over the actions. Bold: p99 under "
         "50 ms. RSS/game: growth over the idle server (warmed by one game of each kind) "
         "divided by the games; slope: growth since the previous step per added game. CPU in "
         "% of one core (the machine has 2, shared by the server, the database and the "

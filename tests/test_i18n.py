@@ -321,6 +321,7 @@ def test_watchers_get_the_game_each_in_their_own_language(http: Any) -> None:
         http.websocket_connect(f"/ws/games/{game_id}", headers={"Accept-Language": "de"}) as de,
         http.websocket_connect(f"/ws/games/{game_id}", headers={"Accept-Language": "en"}) as en,
     ):
+        assert de.receive_json()["type"] == en.receive_json()["type"] == "welcome"
         first_de, first_en = de.receive_json()["state"], en.receive_json()["state"]
         assert first_de["seats"][0]["name"] == "Süd"
         assert first_en["seats"][0]["name"] == "South"
@@ -328,8 +329,9 @@ def test_watchers_get_the_game_each_in_their_own_language(http: Any) -> None:
 
         def moved(socket: Any) -> dict[str, Any]:  # (a player's page opening is told too)
             while True:
-                state: dict[str, Any] = socket.receive_json()["state"]
-                if state["ply"] == 1:
+                message = socket.receive_json()
+                state: dict[str, Any] = message.get("state", {})
+                if state.get("ply") == 1:
                     return state
 
         after_de, after_en = moved(de), moved(en)

@@ -364,19 +364,93 @@ def test_an_upload_without_a_file_is_refused(http: Any) -> None:
 def test_the_socket_sends_the_state_then_every_change(http: Any) -> None:
     game_id = new_game(http, "galatjang")
     with http.websocket_connect(f"/ws/games/{game_id}") as socket:
+        welcome = socket.receive_json()
+        assert welcome == {"type": "welcome", "v": 0, "you": [0, 1]}  # hot seat: both
         first = socket.receive_json()
-        assert first["type"] == "state" and first["state"]["ply"] == 0
+        assert first["type"] == "state" and first["v"] == 0
+        assert first["state"]["ply"] == 0 and first["state"]["moves_from"] == 0
+        assert "you" not in first["state"]  # the same text for every page
         http.post(f"/api/games/{game_id}/play", json={"action": "s1", "ply": 0})
         pushed = socket.receive_json()
-        assert pushed["state"]["ply"] == 1
+        assert pushed["v"] == 1 and pushed["state"]["ply"] == 1
         socket.send_text('{"type": "ping"}')
         assert socket.receive_json() == {"type": "pong"}
-        for bad in ("nonsense", '{"type": "play"}', "[1]", "x" * 10000):
+        for bad in (
+            "nonsense",
+            '{"type": "play"}',
+            "[1]",
+            "x" * 10000,
+            '{"type": "play", "id": "one", "ply": 1, "action": "n1"}',
+        ):
             socket.send_text(bad)
             answer = socket.receive_json()
-            assert answer["type"] == "error"
+            assert answer["type"] == "error" and answer["status"] == 400
             assert answer["message"]
     assert http.get(f"/api/games/{game_id}").json()["ply"] == 1
+
+
+def test_actions_over_the_socket_are_acknowledged_once_stored(http: Any) -> None:
+    """A page acts over its socket: the event of its change comes first, then the ack
+    with its id; a refusal is an error with the id and the status HTTP would give."""
+    game_id = new_game(http, "galatjang")
+    with http.websocket_connect(f"/ws/games/{game_id}") as socket:
+        assert socket.receive_json()["type"] == "welcome"
+        state = socket.receive_json()["state"]
+        action = state["legal"][0]["action"]
+        socket.send_text(json.dumps({"type": "play", "id": 7, "ply": 0, "action": action}))
+        event = socket.receive_json()
+        assert event["type"] == "state" and event["v"] == 1 and event["state"]["ply"] == 1
+        assert socket.receive_json() == {"type": "ack", "id": 7, "v": 1}
+        socket.send_text(json.dumps({"type": "play", "id": 8, "ply": 0, "action": action}))
+        stale = socket.receive_json()
+        assert stale["type"] == "error" and stale["id"] == 8 and stale["status"] == 409
+        socket.send_text(json.dumps({"type": "play", "id": 9, "ply": 1, "action": "zz"}))
+        illegal = socket.receive_json()
+        assert illegal["id"] == 9 and illegal["status"] == 400 and "zz" in illegal["message"]
+        socket.send_text(json.dumps({"type": "resign", "id": 10, "ply": 1}))
+        ended = socket.receive_json()["state"]
+        assert ended["outcome"]["reason"] == "resign"
+        assert socket.receive_json() == {"type": "ack", "id": 10, "v": 2}
+    stored = http.get(f"/api/games/{game_id}").json()
+    assert stored["ply"] == 1 and stored["outcome"]["reason"] == "resign"
+    http.cookies.clear()  # a spectator now
+    with http.websocket_connect(f"/ws/games/{game_id}") as spectator:
+        assert spectator.receive_json()["you"] == []
+        spectator.send_text(json.dumps({"type": "undo", "id": 1, "ply": 1}))
+        refused = spectator.receive_json()
+        while refused["type"] != "error":
+            refused = spectator.receive_json()
+        assert refused["id"] == 1 and refused["status"] == 403
+
+
+def test_a_page_that_comes_back_gets_only_what_it_missed(http: Any) -> None:
+    game_id = new_game(http, "galatjang")
+    state = http.get(f"/api/games/{game_id}").json()
+    for _ in range(3):
+        action = state["legal"][0]["action"]
+        state = http.post(
+            f"/api/games/{game_id}/play", json={"action": action, "ply": state["ply"]}
+        ).json()
+    with http.websocket_connect(f"/ws/games/{game_id}?since=1") as socket:
+        assert socket.receive_json()["v"] == 3
+        missed = socket.receive_json()  # the two changes after version 1, in one message
+        assert missed["v"] == 3 and 0 < missed["state"]["moves_from"] < len(state["moves"])
+        start = missed["state"]["moves_from"]
+        assert state["moves"][:start] + missed["state"]["moves"] == state["moves"]
+        socket.send_text('{"type": "ping"}')
+        assert socket.receive_json()["type"] == "status"  # who is here, the AI's state
+        assert socket.receive_json() == {"type": "pong"}  # nothing more came
+    with http.websocket_connect(f"/ws/games/{game_id}?since=3") as socket:
+        assert socket.receive_json()["type"] == "welcome"
+        assert socket.receive_json()["type"] == "status"
+        socket.send_text('{"type": "ping"}')
+        assert socket.receive_json() == {"type": "pong"}  # up to date: no state at all
+    with http.websocket_connect(f"/ws/games/{game_id}?since=99") as socket:
+        socket.receive_json()
+        whole = socket.receive_json()
+        assert whole["state"]["moves_from"] == 0 and whole["state"]["moves"] == state["moves"]
+    with http.websocket_connect(f"/ws/games/{game_id}?since=x") as socket:
+        assert "bad since 'x'" in socket.receive_json()["message"]
 
 
 def test_a_socket_for_an_unknown_game_says_so(http: Any) -> None:

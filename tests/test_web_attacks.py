@@ -289,14 +289,14 @@ def test_a_client_holds_a_bounded_number_of_sockets(server: LiveServer) -> None:
         for _ in range(LIMITS["sockets"])
     ]
     for ws in sockets:
-        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
     with pytest.raises(InvalidStatus) as refused:
         connect(address, additional_headers=headers)
     assert refused.value.response.status_code == 403
     sockets.pop().close()
     time.sleep(0.3)
     with connect(address, additional_headers=headers) as again:
-        assert json.loads(again.recv(timeout=10))["type"] == "state"
+        assert json.loads(again.recv(timeout=10))["type"] == "welcome"
 
 
 # ---------------------------------------------------------------------- rates
@@ -385,27 +385,34 @@ def test_cookies_are_secure_behind_https(tmp_path: Path) -> None:
 def test_a_database_outage_is_a_503_said_once_in_the_log(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
+    """While the database is away, a game in memory is still shown, but no change to it
+    is taken (nothing is shown that is not stored), nor anything that needs the
+    database: each is a 503 with Retry-After, and the log says so once."""
     postgres = request.getfixturevalue("postgres")
     live = LiveServer(postgres.fresh(), tmp_path, extra=limited())
     live.start()
     try:
         http = browser(live)
         game_id = new_game(http)
+        state = http.get(f"/api/games/{game_id}").json()
+        move = {"action": state["legal"][0]["action"], "ply": 0}
         postgres.stop()
         try:
-            answers = [http.get(f"/api/games/{game_id}") for _ in range(5)]
-            page = http.get(f"/play/{game_id}")
+            answers = [http.post(f"/api/games/{game_id}/play", json=move) for _ in range(5)]
+            shown = http.get(f"/api/games/{game_id}")
+            page = http.get("/games")
         finally:
             postgres.resume()
         for answer in answers:
             assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
             assert "database is away" in answer.json()["error"]
+        assert shown.status_code == 200 and shown.json()["ply"] == 0  # unchanged
         assert page.status_code == 503 and "database is away" in page.text
         deadline = time.monotonic() + 30
-        while (back := http.get(f"/api/games/{game_id}")).status_code == 503:
+        while (back := http.post(f"/api/games/{game_id}/play", json=move)).status_code == 503:
             assert time.monotonic() < deadline, "the server did not come back"
             time.sleep(0.2)
-        assert back.status_code == 200 and back.json()["ply"] == 0
+        assert back.status_code == 200 and back.json()["ply"] == 1
     finally:
         live.stop()
     log = live.log.read_text()

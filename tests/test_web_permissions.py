@@ -12,6 +12,7 @@ fails and lists every cell that disagrees."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import re
 import secrets
@@ -27,6 +28,7 @@ import pytest
 import sqlalchemy
 from websockets.sync.client import connect
 
+from boardlab.web.store import Store
 from web_support import SMALL, LiveServer, settled, url_of
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "web.md"
@@ -357,16 +359,26 @@ class Walk:
             holders = {maker: frozenset({1}), friend: frozenset({0})}
             made = Made(game_id, holders, header=True, invitation=first.invitation)
         elif kind == "before secrets":
+            # a game as stored before seats had keys: played to the moment as a game on
+            # one screen, then stored again without keys, straight into the database,
+            # as the server has never seen it
             game_id, secret = self.new("human")
-            made = Made(game_id, {secret: frozenset({0, 1})})
-            self.bring(made, moment)
-            with self.engine.begin() as db:  # as games were stored before seats had keys
-                db.execute(
-                    sqlalchemy.text("UPDATE games SET seat_keys = NULL WHERE id = :id"),
-                    {"id": game_id},
-                )
-            made.review_only = True
-            return made
+            played = Made(game_id, {secret: frozenset({0, 1})})
+            self.bring(played, moment)
+            store = Store(url_of(self.server.db), upgrade=None)
+            was = store.load(game_id)
+            old = store.create(
+                was.game,
+                was.options,
+                was.seats,
+                "old",
+                actions=was.actions,
+                resigned=was.resigned,
+                result=was.result,
+                ending=was.ending,
+            )
+            store.engine.dispose()
+            return Made(old, {secret: frozenset({0, 1})}, review_only=True)
         else:
             raise AssertionError(f"a kind of game the test does not know: {kind!r}")
         self.bring(made, moment)
@@ -424,18 +436,68 @@ MOMENTS = {
 }
 
 
-def ask(walk: Walk, change: str, made: Made, viewer: Viewer, before: dict[str, Any]) -> Outcome:
+#: The changes a page also sends over its socket (named as their HTTP routes), and the
+#: first words of their rows in the table.
+SOCKET_CHANGES = ("play", "undo", "resign", "draw")
+ROWS_ON_SOCKET = ("play", "undo", "resign", "offer", "accept", "decline")
+
+
+@dataclass
+class SocketAnswer:
+    """What a change sent over the socket got, read as an HTTP answer is: the status
+    (200 for an ack, else the error's) and the game as it stands after."""
+
+    status_code: int
+    text: str
+    state: dict[str, Any] | None = None
+
+    def json(self) -> Any:
+        return self.state
+
+
+def over_socket(walk: Walk, made: Made, viewer: Viewer, kind: str, body: dict[str, Any]) -> Any:
+    """Send the change ``kind`` with ``body`` on a page's socket, as a page does; its
+    answer, as an HTTP answer would be read."""
+    with walk.socket(made.id, viewer) as page:
+        page.send(json.dumps({"type": kind, "id": 41, **body}))
+        for message in messages(page):
+            if message.get("id") == 41:
+                break
+    if message["type"] == "ack":
+        state = walk.state(made.id, viewer)
+        return SocketAnswer(200, json.dumps(state), state)
+    return SocketAnswer(int(message["status"]), message["message"])
+
+
+def ask(
+    walk: Walk,
+    change: str,
+    made: Made,
+    viewer: Viewer,
+    before: dict[str, Any],
+    socket: bool = False,
+) -> Outcome:
     """Ask for ``change`` (a row of the table) in ``made``, whose state is ``before``, as
-    ``viewer``."""
+    ``viewer``: over HTTP, or (``socket``, for the changes a page sends so) over the
+    game's socket."""
     game = f"/api/games/{made.id}"
     ply, to_act = before["ply"], before["to_act"]
+
+    class Sender:
+        def post(self, path: str, viewer: Viewer, json: dict[str, Any]) -> Any:
+            kind = path.rsplit("/", 1)[1]
+            if socket and kind in SOCKET_CHANGES:
+                return over_socket(walk, made, viewer, kind, json)
+            return walk.post(path, viewer, json=json)
+
+    sender = Sender()
 
     def answered(response: Any, happened: Callable[[Any], None]) -> Outcome:
         return Outcome(str(response.status_code), lambda: happened(response))
 
     if change == "play an action":
         action = before["legal"][0]["action"] if before["legal"] else "s1"
-        response = walk.post(f"{game}/play", viewer, json={"action": action, "ply": ply})
+        response = sender.post(f"{game}/play", viewer, json={"action": action, "ply": ply})
 
         def played(response: Any) -> None:
             state = response.json()
@@ -443,10 +505,10 @@ def ask(walk: Walk, change: str, made: Made, viewer: Viewer, before: dict[str, A
 
         return answered(response, played)
     if change == "undo":
-        response = walk.post(f"{game}/undo", viewer, json={"ply": ply})
+        response = sender.post(f"{game}/undo", viewer, json={"ply": ply})
         return answered(response, lambda r: check(r.json()["ply"] < ply, r.text))
     if change == "resign":
-        response = walk.post(f"{game}/resign", viewer, json={"ply": ply})
+        response = sender.post(f"{game}/resign", viewer, json={"ply": ply})
 
         def resigned(response: Any) -> None:
             outcome = response.json()["outcome"]
@@ -456,7 +518,7 @@ def ask(walk: Walk, change: str, made: Made, viewer: Viewer, before: dict[str, A
         return answered(response, resigned)
     if change.endswith("a draw"):
         word = change.split()[0]
-        response = walk.post(f"{game}/draw", viewer, json={"answer": word, "ply": ply})
+        response = sender.post(f"{game}/draw", viewer, json={"answer": word, "ply": ply})
 
         def drawn(response: Any) -> None:
             state = response.json()
@@ -469,7 +531,7 @@ def ask(walk: Walk, change: str, made: Made, viewer: Viewer, before: dict[str, A
 
         return answered(response, drawn)
     if change == "hint":
-        response = walk.post(f"{game}/hint", viewer, json={"ply": ply})
+        response = sender.post(f"{game}/hint", viewer, json={"ply": ply})
         legal = {item["action"] for item in before["legal"]}
         return answered(response, lambda r: check(r.json()["action"] in legal, r.text))
     if change == "rematch":
@@ -593,10 +655,14 @@ def chat_of(walk: Walk, made: Made) -> list[str]:
     """The game's chat as its first holder's page gets it when it opens."""
     holder = next(viewer for viewer in walk.viewers(made) if viewer.seated)
     with walk.socket(made.id, holder) as page:
-        state = json.loads(page.recv(timeout=30))["state"]
-        if not state["can_chat"]:
-            return []
-        return [line["text"] for line in json.loads(page.recv(timeout=30))["lines"]]
+        page.send(json.dumps({"type": "ping"}))  # answered after all it opens with
+        lines: list[str] = []
+        for message in messages(page):
+            if message["type"] == "chat":
+                lines = [line["text"] for line in message["lines"]]
+            if message["type"] == "pong":
+                return lines
+    return lines
 
 
 # ---------------------------------------------------------------------- the walk
@@ -610,7 +676,7 @@ def test_every_change_and_read_for_every_viewer_in_every_kind_of_game(
     assert len(kinds) == 8 and len(rows) == 13, (kinds, list(rows))
     walk = Walk(server)
     failures: list[str] = []
-    walked = 0
+    walked = socketed = 0
     try:
         for change, rules in rows.items():
             moment = MOMENTS.get(change, "start")
@@ -626,15 +692,22 @@ def test_every_change_and_read_for_every_viewer_in_every_kind_of_game(
                     chat = chat_of(walk, made) if change == "chat" else []
                     walked += 1
                     try:
-                        got = ask(walk, change, made, asking, before)
-                        if expected is None:
-                            assert got.status in ("200", "303"), f"refused with {got.status}"
-                            got.happened()
-                        else:
-                            assert got.status == expected, f"got {got.status}, not {expected}"
-                            unchanged(walk, made, before)
-                            if change == "chat":
-                                assert chat_of(walk, made) == chat, "a refused line was kept"
+                        # a refusal is asked both ways; an allowed change one way, in turn
+                        ways = [False, True] if expected is not None else [index % 2 == 1]
+                        for socket in ways:
+                            how = " (socket)" if socket else ""
+                            got = ask(walk, change, made, asking, before, socket)
+                            socketed += socket and change.split()[0] in ROWS_ON_SOCKET
+                            if expected is None:
+                                assert got.status in ("200", "303"), f"refused{how}: {got.status}"
+                                got.happened()
+                            else:
+                                assert got.status == expected, (
+                                    f"got {got.status}{how}, not {expected}"
+                                )
+                                unchanged(walk, made, before)
+                                if change == "chat":
+                                    assert chat_of(walk, made) == chat, "a refused line was kept"
                     except AssertionError as error:
                         failures.append(f"{what}: {first_line(error)}")
                         if expected is not None:  # a refusal that was not may have moved it
@@ -667,9 +740,14 @@ def read_all(walk: Walk, kind: str, failures: list[str]) -> int:
                     path = route.removeprefix("GET ").replace("ID", made.id)
                     if route.startswith("/ws/"):
                         with walk.socket(made.id, viewer) as page:
-                            text = page.recv(timeout=30)
-                        state = json.loads(text)["state"]
-                        assert state["you"] == sorted(viewer.seats), f"you: {state['you']}"
+                            page.send(json.dumps({"type": "ping"}))
+                            told = list(
+                                itertools.takewhile(lambda m: m["type"] != "pong", messages(page))
+                            )
+                        text = json.dumps(told)  # all it opens with
+                        you = told[0]["you"]
+                        assert told[0]["type"] == "welcome", f"first: {told[0]['type']}"
+                        assert you == sorted(viewer.seats), f"you: {you}"
                     else:
                         answer = walk.get(path, viewer)
                         assert answer.status_code == 200, f"got {answer.status_code}"

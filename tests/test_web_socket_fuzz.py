@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -15,9 +14,10 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boardlab.web.app import MAX_MESSAGE, create_app
+from boardlab.web.app import create_app
+from boardlab.web.routes.live import MAX_MESSAGE
 from boardlab.web.talk import MAX_LINE
-from web_support import SMALL, TESTING, url_of
+from web_support import SMALL, TESTING, browsers, url_of
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -43,8 +43,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient,
     """A game between two people online on SQLite: a browser without cookies (a
     spectator, or South when it sends South's secret), the game's id and that secret."""
     app = create_app(url_of(tmp_path_factory.mktemp("fuzz") / "games.sqlite3"), 1, TESTING)
-    with ExitStack() as stack:
-        creator, friend, stranger = (stack.enter_context(TestClient(app)) for _ in range(3))
+    with browsers(app, 3) as (creator, friend, stranger):
         form = {"opponent": "online", "seat": "0", **SMALL["galatjang"]}
         made = creator.post("/new/galatjang", data=form, follow_redirects=False)
         game_id = made.headers["location"].rsplit("/", 1)[1]
@@ -57,7 +56,7 @@ def answer_to(socket: Any) -> dict[str, Any]:
     """The next message that is not a state (pages come and go: states pass by)."""
     while True:
         message = socket.receive_json()
-        if message.get("type") != "state":
+        if message.get("type") not in ("state", "welcome", "status"):
             return message
 
 

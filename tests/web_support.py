@@ -49,6 +49,17 @@ def client(db: Path | str, limits: Limits = TESTING) -> Iterator[TestClient]:
         yield test_client
 
 
+@contextmanager
+def browsers(app: Any, count: int) -> Iterator[list[TestClient]]:
+    """``count`` browsers, each with its own cookies, on one app and one event loop (as
+    a server has one): the first runs the app, the others share its loop."""
+    with TestClient(app) as first:
+        others = [TestClient(app) for _ in range(count - 1)]
+        for other in others:
+            other.portal = first.portal
+        yield [first, *others]
+
+
 class Postgres:
     """A throwaway PostgreSQL server for the tests, started from the machine's binaries
     as the ``postgres`` user when this is root (``initdb`` refuses root). Each test gets

@@ -75,9 +75,22 @@ def board_svg(
                 f'<text class="label" x="{x + w / 2}" y="{y + h / 2}">{escape(place.text)}</text>'
             )
             continue
-        parts.append(_place(game, place, x, y, w, h, place.name in marked, place.name in targets))
+        marks = (place.name in marked, place.name in targets)
+        key = (game.id, game.colours, language(), place, x, y, w, h, *marks)
+        drawn = DRAWN.get(key)
+        if drawn is None:
+            if len(DRAWN) >= MOST_DRAWN:
+                DRAWN.clear()
+            drawn = DRAWN[key] = _place(game, place, x, y, w, h, *marks)
+        parts.append(drawn)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+#: Places drawn already, by all that decides their drawing: a board differs from the one
+#: before it in a few places, so a server draws a position mostly from here.
+DRAWN: dict[tuple[Any, ...], str] = {}
+MOST_DRAWN = 50_000
 
 
 def _place(

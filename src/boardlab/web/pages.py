@@ -22,8 +22,8 @@ from boardlab.core.i18n import _, language, ngettext, pgettext
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
+from boardlab.web.data import StoredGame
 from boardlab.web.language import format_when
-from boardlab.web.store import StoredGame
 
 HUMAN = "human"
 #: The opponent of a game between two people online: a friend invited by a link.

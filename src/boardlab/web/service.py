@@ -1,37 +1,48 @@
-"""The web app's games: what a page shows of a stored game, and every change to one.
+"""The web app's games: every change to one, made in its room.
 
-Each change is checked by the engine on a record rebuilt from the database, stored, and
-only then shown: to the page that asked and, over WebSockets, to every other page open
-on the game. Agents' turns are played here too, one task per game, their searches in
-worker processes. Nothing here names a game: boards come from the board model, clicks
-from the anatomy of actions.
+A game a page or a request touches is loaded once into a room (``rooms.py``) and stays
+there while it is used; each change is checked by the engine on the room's record,
+stored (appends of many games together, ``GroupCommit``), and only then shown, as an
+event to every page watching. Agents' turns are played here too, their searches in
+worker processes. Other server processes learn of each change on PostgreSQL's
+LISTEN/NOTIFY channel and bring their rooms of the game up to date.
+
+Nothing here knows HTTP or SQL: pages are listeners that take text, the store is called
+through its methods in a thread. Nothing names a game: boards come from the board model,
+clicks from the anatomy of actions.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import dataclasses
-import hashlib
+import json
 import logging
-import secrets
 import time
-from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
-from datetime import UTC
-from typing import Any
-
-from starlette.concurrency import run_in_threadpool
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, TypeVar
 
 import boardlab
-from boardlab.ai import level_name
 from boardlab.core.errors import BoardlabError
-from boardlab.core.game import Game
-from boardlab.core.i18n import _, language, use_language
+from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord
-from boardlab.ui.svg import board_svg
 from boardlab.web import clock, thinking
+from boardlab.web.data import (
+    HUMAN,
+    SPECTATOR,
+    Append,
+    ChatLine,
+    Conflict,
+    DatabaseAway,
+    NotYourSeat,
+    RequestError,
+    StaleError,
+    StoredGame,
+    Viewer,
+    online,
+    stale_message,
+)
 from boardlab.web.queue import (
     CLIENT,
     MAX_JOBS_PER_CLIENT,
@@ -40,211 +51,259 @@ from boardlab.web.queue import (
     QueueFullError,
     lane_for,
 )
-from boardlab.web.store import (
-    CHANNEL,
-    ORIGIN,
-    ChatLine,
-    DatabaseAway,
-    StaleError,
-    Store,
-    StoredGame,
-    stale_message,
-)
+from boardlab.web.rooms import Event, Listener, Room, Watcher, chat_json
 
 log = logging.getLogger("boardlab.web")
 
-HUMAN = "human"
 #: The agent behind hints, as in the terminal.
 HINT_AGENT = "hard"
 #: The agent a review asks.
 REVIEW_AGENT = "hard"
 #: Seconds before an agent that failed is asked again.
 RETRY_AFTER = 10.0
-#: Seconds a page may take to take a message before it is forgotten.
-SEND_SECONDS = 10.0
-#: Positions the records kept in memory may hold together (``GameService._record``).
-KEPT_POSITIONS = 200_000
+#: Seconds a room nobody watches or uses stays in memory, and how often to look.
+IDLE_SECONDS, SWEEP_SECONDS = 120.0, 30.0
+
+T = TypeVar("T")
+#: The changes a player asks for (``GameService.act``), each made by its ``_kind``.
+CHANGES = ("play", "undo", "resign", "draw")
 
 
-class RequestError(BoardlabError):
-    """A request the game cannot take (illegal, malformed, nothing to undo): the page
-    shows the message and the game is unchanged."""
+class GroupCommit:
+    """Actions of many games stored together: each waits for the transaction that holds
+    it, and the actions that come while one transaction is written go in the next, so
+    the disk syncs once for all of them (and at once when only one waits)."""
 
+    def __init__(self, store_many: Callable[[list[Append]], Sequence[int | BoardlabError]]):
+        self.store_many = store_many
+        self.pending: list[tuple[Append, asyncio.Future[int]]] = []
+        self.writing: asyncio.Task[None] | None = None
+        #: transactions written and actions stored, for the benchmarks
+        self.batches = self.stored = 0
 
-class NotYourSeat(RequestError):
-    """An action for a seat the asker does not hold: a spectator, another game's secret."""
+    async def append(self, item: Append) -> int:
+        """Store ``item`` with the others waiting: the game's revision after it."""
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.pending.append((item, future))
+        if self.writing is None or self.writing.done():
+            self.writing = asyncio.create_task(self._write())
+        return await future
 
+    async def _write(self) -> None:
+        while self.pending:
+            batch, self.pending = self.pending, []
+            try:
+                answers = await asyncio.to_thread(self.store_many, [item for item, _ in batch])
+            except Exception as error:  # the database is away: every one of them is refused
+                answers = [error] * len(batch)  # type: ignore[list-item]
+            self.batches += 1
+            self.stored += len(batch)
+            for (_item, future), answer in zip(batch, answers, strict=True):
+                if future.done():
+                    continue
+                if isinstance(answer, BaseException):
+                    future.set_exception(answer)
+                else:
+                    future.set_result(answer)
 
-def new_secret() -> str:
-    """The secret that acts for a seat: in a cookie, a seat link or an invitation."""
-    return secrets.token_urlsafe(24)
-
-
-def key_of(secret: str) -> str:
-    """What the database keeps of a secret: its hash, so a copy of the database or a
-    log of it acts for no one."""
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """Who is asking about a game: the secrets it sent for it (a cookie, a header)."""
-
-    secrets: tuple[str, ...] = ()
-
-    def seats(self, stored: StoredGame) -> frozenset[int]:
-        """The seats this viewer acts for; none for a spectator."""
-        if stored.seat_keys is None:  # from before seats had keys: a review only
-            return frozenset()
-        keys = {key_of(secret) for secret in self.secrets}
-        return frozenset(
-            k
-            for k, key in enumerate(stored.seat_keys)
-            if key is not None and key in keys and k != stored.open_seat
-        )
-
-
-SPECTATOR = Viewer()
-
-
-def online(stored: StoredGame) -> bool:
-    """A game between two people who each hold a seat (or one waits for the other)."""
-    keys = stored.seat_keys
-    if keys is None or not all(spec == HUMAN for spec in stored.seats):
-        return False
-    return stored.open_seat is not None or keys[0] != keys[1]
-
-
-@dataclass
-class Seat:
-    spec: str
-
-    @property
-    def human(self) -> bool:
-        return self.spec == HUMAN
-
-    def label(self, name: str) -> str:
-        """The seat as a page shows it: the player's ``name`` for a person, else the AI
-        and its level."""
-        return name if self.human else _("AI ({level})").format(level=level_name(self.spec))
-
-
-#: A page watching a game: it is sent messages, ``{"type": "state", "state": ...}`` with
-#: the game's state in its language, and ``{"type": "chat", "lines": [...]}``.
-Listener = Callable[[dict[str, Any]], Awaitable[None]]
+    async def close(self) -> None:
+        if self.writing is not None:
+            with contextlib.suppress(Exception):
+                await self.writing
 
 
 class GameService:
-    """The games of one store, with the agents that play in them and the pages that
-    watch them."""
+    """The games of one store in their rooms, with the agents that play in them and the
+    pages that watch them."""
 
-    def __init__(self, store: Store, workers: int = 2, searches: int = MAX_JOBS_PER_CLIENT) -> None:
+    def __init__(self, store: Any, workers: int = 2, searches: int = MAX_JOBS_PER_CLIENT) -> None:
         self.store = store
         #: the AI's processes, taken in turn by the clients who ask (a review's parts
         #: one at a time, beside the searches); one more than ``workers``, as reviews
         #: had a process of their own before
         self.queue = FairQueue(workers + 1, max_jobs_per_client=searches)
-        #: games whose agent is searching now (the page shows it thinking)
-        self.thinking: set[str] = set()
-        #: games whose agent failed, with when and why: not woken again for a while
-        self.trouble: dict[str, tuple[float, str]] = {}
+        self.rooms: dict[str, Room] = {}
+        self.loading: dict[str, asyncio.Task[Room]] = {}
+        self.writer = GroupCommit(store.append_many)
         self.reviewing: dict[str, asyncio.Task[None]] = {}
-        #: how many pages each seat of a game has open now (none: the player is away)
-        self.present: dict[str, collections.Counter[int]] = {}
-        #: when to look again at each game whose clock runs (``arm``)
-        self.timers: dict[str, asyncio.TimerHandle] = {}
-        #: the pages watching each game, with the language each reads and who it is
-        self.watchers: dict[str, dict[Listener, tuple[str, Viewer]]] = {}
-        self.tasks: set[asyncio.Task[None]] = set()
-        #: the latest records rebuilt, by game and revision, the least recently used first
-        self.records: collections.OrderedDict[tuple[str, int], GameRecord] = (
-            collections.OrderedDict()
-        )
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.sweeping: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ workers
     async def close(self) -> None:
-        """Stop: the agents' turns, timers and worker processes; the work in flight is
-        let finish its step, so no database connection is left in use."""
-        for timer in self.timers.values():
-            timer.cancel()
-        # this loop's tasks (tests run several clients, each its own loop, on one app)
+        """Stop: the agents' turns, timers and worker processes; the changes in flight
+        are let finish, so nothing acknowledged is lost and no connection is left in use."""
+        for room in self.rooms.values():
+            if room.timer is not None:
+                room.timer.cancel()
+        if self.sweeping is not None:
+            self.sweeping.cancel()
         loop = asyncio.get_running_loop()
         mine = [task for task in self.tasks if task.get_loop() is loop]
         for task in mine:
             task.cancel()
         if mine:
             await asyncio.wait(mine, timeout=5)
+        await self.writer.close()
         self.queue.close()
 
-    # ------------------------------------------------------------------ reading
+    def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Run ``work`` beside the caller, kept until it is done."""
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    # ------------------------------------------------------------------ rooms
+    async def room(self, game_id: str) -> Room:
+        """The game's room, loaded on first touch; a player whose clock has run out has
+        lost (whoever looks first, a page, a request or the timer, finds it so)."""
+        room = self.rooms.get(game_id)
+        if room is None:
+            loading = self.loading.get(game_id)
+            if loading is None:
+                loading = self._spawn(self._open(game_id))
+                self.loading[game_id] = loading
+                loading.add_done_callback(lambda _: self.loading.pop(game_id, None))
+            room = await asyncio.shield(loading)
+        room.touched = time.monotonic()
+        if room.out_of_time():
+            await self._changing(room, self._flag, room)
+        return room
+
+    async def _open(self, game_id: str) -> Room:
+        stored = await asyncio.to_thread(self.store.load, game_id)
+        record = await asyncio.to_thread(record_of, stored)
+        room = self.rooms.setdefault(game_id, Room(stored, record))
+        self._arm(room)
+        self._wake(room)  # an agent to act (after a restart of the server too)
+        if self.sweeping is None or self.sweeping.done():
+            self.sweeping = self._spawn(self._sweep())
+        return room
+
+    async def _sweep(self) -> None:
+        """Let idle rooms go: nobody watches, nothing runs in them, unused a while."""
+        while self.rooms:
+            await asyncio.sleep(SWEEP_SECONDS)
+            now = time.monotonic()
+            for game_id, room in list(self.rooms.items()):
+                if (
+                    not room.watchers
+                    and not room.thinking
+                    and not room.lock.locked()
+                    and room.timer is None
+                    and now - room.touched > IDLE_SECONDS
+                ):
+                    del self.rooms[game_id]
+
     async def load(self, game_id: str) -> tuple[StoredGame, GameRecord]:
-        """The game as stored; a player whose clock has run out has lost it on time
-        (whoever looks first, a page, a request or the timer, finds it so)."""
-        stored = await run_in_threadpool(self.store.load, game_id)
-        record = await self._record(stored)
-        to_act = None if record.is_over() else record.position.to_act
-        if to_act is not None and clock.expired(stored.clock, to_act, clock.milliseconds()):
-            ended = await run_in_threadpool(record_of, stored)
-            ended.resign(to_act, "time")
-            stopped = clock.flagged(stored.clock or {}, to_act, clock.milliseconds())
-            with contextlib.suppress(StaleError):  # someone acted or flagged it first
-                await run_in_threadpool(
-                    self.store.end, game_id, len(record), to_act, ended.result(), "time", stopped
-                )
-            stored = await run_in_threadpool(self.store.load, game_id)
-            record = await self._record(stored)
-            self._spawn(self._broadcast(stored, record))
-        return stored, record
-
-    async def _record(self, stored: StoredGame) -> GameRecord:
-        """The record of a stored game, a copy of its own for the caller: replayed beside
-        the event loop the first time a revision is asked for, then kept (a game read
-        by all its watchers, or over and over by one client, is replayed once)."""
-        kept = self.records.get((stored.id, stored.revision))
-        if kept is None:
-            kept = await run_in_threadpool(record_of, stored)
-            self._keep(stored, kept)
-        self.records.move_to_end((stored.id, stored.revision))
-        return kept.copy()
-
-    def _keep(self, stored: StoredGame, record: GameRecord) -> None:
-        """Keep ``record`` (a copy) as the record of ``stored``, forgetting the least
-        recently used beyond ``KEPT_POSITIONS``."""
-        self.records[(stored.id, stored.revision)] = record.copy()
-        held = sum(len(kept.positions) for kept in self.records.values())
-        while held > KEPT_POSITIONS and len(self.records) > 1:
-            _key, oldest = self.records.popitem(last=False)
-            held -= len(oldest.positions)
+        """The game as it stands, its record a copy of the caller's own."""
+        room = await self.room(game_id)
+        return room.stored, room.record.copy()
 
     async def state(self, game_id: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
-        stored, record = await self.load(game_id)
-        return self.describe(stored, record, viewer)
-
-    def describe(
-        self, stored: StoredGame, record: GameRecord, viewer: Viewer = SPECTATOR
-    ) -> dict[str, Any]:
         """Everything a game page shows, as JSON, for ``viewer``."""
-        state = describe(stored, record, stored.id in self.thinking, viewer.seats(stored))
-        failed = self.trouble.get(stored.id)
-        trouble = _("the AI could not play: {error}").format(error=failed[1]) if failed else ""
-        state["trouble"] = trouble if not state["thinking"] else ""
-        here = self.present.get(stored.id, collections.Counter())
-        state["away"] = [
-            k for k in (0, 1) if online(stored) and k != stored.open_seat and not here[k]
-        ]
-        return state
+        room = await self.room(game_id)
+        return room.state(language(), viewer)
+
+    def describe(self, room: Room, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
+        return room.state(language(), viewer)
+
+    # ------------------------------------------------------------------ changing a room
+    async def _changing(self, room: Room, change: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``change(*args)`` holding the room, to its end even if the asker goes
+        away: a change stored is always a change shown."""
+
+        async def locked() -> T:
+            async with room.lock:
+                try:
+                    return await change(*args)
+                except Conflict:  # another server process changed the game first
+                    await self._refresh(room)
+                    raise
+
+        return await asyncio.shield(self._spawn(locked()))
+
+    def _changed(self, room: Room, stored: StoredGame, record: GameRecord) -> None:
+        """The room's game as it now stands: told to every page, the clock watched, the
+        agent woken if it is to act."""
+        event = room.change(stored, record)
+        self._broadcast(room, event)
+        self._arm(room)
+        if not record.is_over() and stored.seats[record.position.to_act] != HUMAN:
+            self._wake(room)
+
+    async def _refresh(self, room: Room) -> None:
+        """Read the game again (changed by another server process, or by a change that
+        is stored as a whole): its record is replayed only if its actions changed."""
+        stored = await asyncio.to_thread(self.store.load, room.id)
+        if stored.revision == room.version:
+            return
+        old = room.stored
+        if (stored.actions, stored.resigned, stored.ending) == (
+            old.actions,
+            old.resigned,
+            old.ending,
+        ):
+            record = room.record.copy()
+            record.headers = headers_of(stored)
+        else:
+            record = await asyncio.to_thread(record_of, stored)
+        self._changed(room, stored, record)
+
+    async def _flag(self, room: Room) -> None:
+        """End the game of a player whose time has run out."""
+        if not room.out_of_time():
+            return
+        record = room.record
+        to_act = record.position.to_act
+        ended = record.copy()
+        ended.resign(to_act, "time")
+        stopped = clock.flagged(room.stored.clock or {}, to_act, clock.milliseconds())
+        revision = await asyncio.to_thread(
+            self.store.end, room.id, len(record), to_act, ended.result(), "time", stopped
+        )
+        self._end(room, ended, revision, stopped)
+
+    def _end(self, room: Room, ended: GameRecord, revision: int, stopped: Any) -> None:
+        stored = dataclasses.replace(
+            room.stored,
+            resigned=ended.resigned,
+            ending=AGREEMENT if ended.agreed else ended.resign_reason,
+            result=ended.result(),
+            draw_offer=None,
+            clock=stopped,
+            revision=revision,
+        )
+        self._changed(room, stored, ended)
 
     # ------------------------------------------------------------------ changes
+    async def act(self, kind: str, game_id: str, viewer: Viewer, ply: Any, *details: Any) -> Room:
+        """Make the change ``kind`` (``play`` with the action's string, ``undo``,
+        ``resign``, ``draw`` with the answer) for ``viewer``, answering action number
+        ``ply``: a page's message or an API request. The game's room, changed."""
+        room = await self.room(game_id)
+        if kind not in CHANGES:
+            raise RequestError(_("unknown change {kind!r}").format(kind=kind))
+        change: Callable[..., Awaitable[None]] = getattr(self, f"_{kind}")
+        await self._changing(room, change, room, viewer, ply, *details)
+        return room
+
     async def play(
         self, game_id: str, text: Any, ply: Any, viewer: Viewer = SPECTATOR
     ) -> dict[str, Any]:
-        """Play one action a person sent (its string), answering action number ``ply``."""
-        stored, record = await self.load(game_id)
+        """Play one action a person sent (its string), answering action number ``ply``:
+        the state after it, for ``viewer``."""
+        room = await self.act("play", game_id, viewer, ply, text)
+        return room.state(language(), viewer)
+
+    async def _play(self, room: Room, viewer: Viewer, ply: Any, text: Any) -> None:
+        stored, record = room.stored, room.record
         check_ply(record, ply)
         if record.is_over():
             raise RequestError(_("the game is over: no more actions"))
         position = record.position
-        if not Seat(stored.seats[position.to_act]).human:
+        if stored.seats[position.to_act] != HUMAN:
             raise RequestError(
                 _("it is the AI's turn ({player}): wait for its action").format(
                     player=position.game.player_name(position.to_act)
@@ -258,37 +317,31 @@ class GameService:
                 )
             )
         action = position.parse_action(text.strip())  # refuses what is not legal here
-        return await self._store_action(stored, record, action, viewer)
+        await self._store_action(room, action)
 
-    async def _store_action(
-        self, stored: StoredGame, record: GameRecord, action: int, viewer: Viewer = SPECTATOR
-    ) -> dict[str, Any]:
+    async def _store_action(self, room: Room, action: int) -> None:
+        """Store ``action`` in the room's game (stored first, then shown)."""
+        stored, record = room.stored, room.record
         ply = len(record)
         text = record.position.action_string(action)
         mover = record.position.to_act
-        record.play(action)
+        after = record.copy()
+        after.play(action)
         ticked = None
         if stored.clock is not None and stored.clock["since"] is not None:
-            next_to_act = None if record.is_over() else record.position.to_act
+            next_to_act = None if after.is_over() else after.position.to_act
             ticked = clock.after_action(stored.clock, mover, next_to_act, clock.milliseconds())
-        await run_in_threadpool(self.store.append, stored.id, ply, text, record.result(), ticked)
-        # the game as stored now, without reading it back: the append checked that it held
-        # exactly ``stored.actions`` and changed just these fields, in one transaction
-        after = dataclasses.replace(
-            stored,
-            actions=(*stored.actions, text),
-            result=record.result(),
-            revision=stored.revision + 1,
-            draw_offer=None,
-            clock=stored.clock if ticked is None else ticked,
-        )
-        self._keep(after, record)
-        return await self._changed(stored.id, viewer, (after, record))
+        revision = await self.writer.append(Append(stored.id, ply, text, after.result(), ticked))
+        self._changed(room, played(stored, text, after.result(), revision, ticked), after)
 
     async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Take back the latest turn a person played (and the agent's replies after it),
         or a resignation."""
-        stored, record = await self.load(game_id)
+        room = await self.act("undo", game_id, viewer, ply)
+        return room.state(language(), viewer)
+
+    async def _undo(self, room: Room, viewer: Viewer, ply: Any) -> None:
+        stored, record = room.stored, room.record
         check_ply(record, ply)
         if online(stored):
             raise RequestError(_("there is no undo in a game between two people online"))
@@ -296,45 +349,49 @@ class GameService:
         if record.resigned is not None:
             length = len(record)
         else:
-            start = record.turn_start(lambda player: Seat(stored.seats[player]).human)
+            start = record.turn_start(lambda player: stored.seats[player] == HUMAN)
             if start is None:
                 raise RequestError(_("nothing to undo: no person has played yet"))
             length = start
-        await run_in_threadpool(self.store.truncate, game_id, len(record), length)
-        return await self._changed(game_id, viewer)
+        await asyncio.to_thread(self.store.truncate, room.id, len(record), length)
+        await self._refresh(room)
 
     async def resign(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """The person to act resigns (against an agent: the person, whoever acts); online,
         the player who asks."""
-        stored, record = await self.load(game_id)
+        room = await self.act("resign", game_id, viewer, ply)
+        return room.state(language(), viewer)
+
+    async def _resign(self, room: Room, viewer: Viewer, ply: Any) -> None:
+        stored, record = room.stored, room.record
         check_ply(record, ply)
         if record.is_over():
             raise RequestError(_("the game is already over"))
-        humans = [p for p in (0, 1) if Seat(stored.seats[p]).human]
+        humans = [p for p in (0, 1) if stored.seats[p] == HUMAN]
         if not humans:
             raise RequestError(_("only a person can resign, and both seats are agents"))
         check_seat(stored, record, viewer, None)
         humans = [p for p in humans if p in viewer.seats(stored)]
         to_act = record.position.to_act
         player = to_act if to_act in humans else humans[0]
-        record.resign(player)
-        await run_in_threadpool(
-            self.store.end,
-            game_id,
-            len(record),
-            player,
-            record.result(),
-            "resign",
-            stopped(stored, record),
+        ended = record.copy()
+        ended.resign(player)
+        halted = stopped(stored, record)
+        revision = await asyncio.to_thread(
+            self.store.end, room.id, len(record), player, ended.result(), "resign", halted
         )
-        return await self._changed(game_id, viewer)
+        self._end(room, ended, revision, halted)
 
     async def draw(
         self, game_id: str, ply: Any, answer: str, viewer: Viewer = SPECTATOR
     ) -> dict[str, Any]:
         """A draw between two people online: ``offer`` one, or ``accept`` or ``decline``
         the other player's offer. Any action voids an offer."""
-        stored, record = await self.load(game_id)
+        room = await self.act("draw", game_id, viewer, ply, answer)
+        return room.state(language(), viewer)
+
+    async def _draw(self, room: Room, viewer: Viewer, ply: Any, answer: Any) -> None:
+        stored, record = room.stored, room.record
         check_ply(record, ply)
         if record.is_over():
             raise RequestError(_("the game is already over"))
@@ -348,23 +405,54 @@ class GameService:
                 raise RequestError(_("you have offered a draw already: wait for the answer"))
             if offer is not None:
                 raise RequestError(_("your opponent offers a draw: accept or decline it"))
-            await run_in_threadpool(self.store.offer_draw, game_id, len(record), me)
+            revision = await asyncio.to_thread(self.store.offer_draw, room.id, len(record), me)
+            self._changed(
+                room, dataclasses.replace(stored, draw_offer=me, revision=revision), record
+            )
         elif offer != 1 - me:
             raise RequestError(_("there is no draw offered to you to answer"))
         elif answer == "accept":
-            record.agree_draw()
-            await run_in_threadpool(
-                self.store.end,
-                game_id,
-                len(record),
-                None,
-                record.result(),
-                AGREEMENT,
-                stopped(stored, record),
+            ended = record.copy()
+            ended.agree_draw()
+            halted = stopped(stored, record)
+            revision = await asyncio.to_thread(
+                self.store.end, room.id, len(record), None, ended.result(), AGREEMENT, halted
             )
+            self._end(room, ended, revision, halted)
         else:
-            await run_in_threadpool(self.store.offer_draw, game_id, len(record), None)
-        return await self._changed(game_id, viewer)
+            revision = await asyncio.to_thread(self.store.offer_draw, room.id, len(record), None)
+            self._changed(
+                room, dataclasses.replace(stored, draw_offer=None, revision=revision), record
+            )
+
+    async def take_seat(
+        self, game_id: str, key: str, invited: str | None, name: str | None, viewer: Viewer
+    ) -> None:
+        """Seat an opponent in the game's open seat, acting with the secret whose hash
+        is ``key`` (see ``Store.take_seat``)."""
+        from boardlab.web.data import SeatTaken
+
+        room = await self.room(game_id)
+
+        async def seat() -> None:
+            stored = room.stored
+            if stored.open_seat is None:
+                raise SeatTaken(_("this seat is not open: someone has taken it"))
+            if viewer.seats(stored):
+                raise RequestError(
+                    _(
+                        "you play this game already: the open seat is for your opponent; "
+                        "send them the invitation link"
+                    )
+                )
+            try:
+                await asyncio.to_thread(
+                    self.store.take_seat, game_id, stored.open_seat, key, invited, name
+                )
+            finally:
+                await self._refresh(room)
+
+        await self._changing(room, seat)
 
     async def rematch(
         self, game_id: str, viewer: Viewer, admit: Callable[[], None] = lambda: None
@@ -373,7 +461,8 @@ class GameService:
         same game and options, the seats swapped, each player's secret acting for their
         new seat. Its id. ``admit`` (the caller's limit on new games, raising to refuse)
         counts the making only."""
-        stored, record = await self.load(game_id)
+        room = await self.room(game_id)
+        stored, record = room.stored, room.record
         if not record.is_over():
             raise RequestError(_("a rematch follows a finished game"))
         check_seat(stored, record, viewer, None)
@@ -381,7 +470,7 @@ class GameService:
             return stored.rematch
         admit()
         keys = stored.seat_keys or (None, None)
-        made = await run_in_threadpool(
+        made = await asyncio.to_thread(
             lambda: self.store.create(
                 stored.game,
                 stored.options,
@@ -393,14 +482,20 @@ class GameService:
                 names=[stored.names[1], stored.names[0]],
             )
         )
-        kept = await run_in_threadpool(self.store.link_rematch, game_id, made)
+
+        async def link() -> str:
+            kept: str = await asyncio.to_thread(self.store.link_rematch, game_id, made)
+            await self._refresh(room)
+            return kept
+
+        kept = await self._changing(room, link)
         if kept != made:  # the other player asked at the same moment, and was first
-            await run_in_threadpool(self.store.discard, made)
+            await asyncio.to_thread(self.store.discard, made)
         else:
             self.wake(made)
-            await self.tell(game_id)
         return kept
 
+    # ------------------------------------------------------------------ chat
     async def say(
         self, game_id: str, text: str, viewer: Viewer, admit: Callable[[int], None] = lambda _: None
     ) -> None:
@@ -408,38 +503,32 @@ class GameService:
         and send it to the players' pages, here and in the other server processes.
         ``admit`` (the caller's rate limit by seat, raising to refuse) counts players'
         lines only."""
-        stored = await run_in_threadpool(self.store.load, game_id)
-        seats = viewer.seats(stored)
-        if not online(stored) or not seats:
+        room = await self.room(game_id)
+        seats = viewer.seats(room.stored)
+        if not online(room.stored) or not seats:
             raise NotYourSeat(_("only the two players of a game online chat, and you hold no seat"))
         admit(min(seats))
-        line = await run_in_threadpool(self.store.say, game_id, min(seats), text)
-        await self._tell_chat(stored, [line])
+        line = await asyncio.to_thread(self.store.say, game_id, min(seats), text)
+        self._tell_chat(room, [line])
 
     async def chat(self, game_id: str, viewer: Viewer) -> list[dict[str, Any]]:
         """The game's chat as a player's page shows it (none for a spectator)."""
-        stored = await run_in_threadpool(self.store.load, game_id)
-        if not online(stored) or not viewer.seats(stored):
+        room = await self.room(game_id)
+        if not online(room.stored) or not viewer.seats(room.stored):
             return []
-        return [chat_json(line) for line in await run_in_threadpool(self.store.chat, game_id)]
+        return [chat_json(line) for line in await asyncio.to_thread(self.store.chat, game_id)]
 
-    async def _tell_chat(self, stored: StoredGame, lines: list[ChatLine]) -> None:
+    def _tell_chat(self, room: Room, lines: list[ChatLine]) -> None:
         """Lines of chat to the pages of the game's players (spectators read none)."""
-        message = {"type": "chat", "lines": [chat_json(line) for line in lines]}
-        watching = self.watchers.get(stored.id, {}).items()
-        players = [listener for listener, (_lang, viewer) in watching if viewer.seats(stored)]
-        await self._send(stored.id, [(listener, message) for listener in players])
+        text = json.dumps({"type": "chat", "lines": [chat_json(line) for line in lines]})
+        for listener in room.players_watching():
+            self._deliver(room, listener, text)
 
-    async def _relay_chat(self, game_id: str, n: int) -> None:
-        """A line of chat another server process kept, to the pages here."""
-        with contextlib.suppress(BoardlabError):
-            stored = await run_in_threadpool(self.store.load, game_id)
-            lines = await run_in_threadpool(self.store.chat, game_id, n - 1, 1)
-            await self._tell_chat(stored, lines)
-
+    # ------------------------------------------------------------------ the AI
     async def hint(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """The hint agent's action for the person to act, with its evaluation and line."""
-        stored, record = await self.load(game_id)
+        room = await self.room(game_id)
+        stored, record = room.stored, room.record
         check_ply(record, ply)
         if record.is_over():
             raise RequestError(_("the game is over: there is nothing to hint"))
@@ -470,98 +559,86 @@ class GameService:
         )
         return result
 
-    # ------------------------------------------------------------------ agents
-    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Run ``work`` beside the request, kept until it is done."""
-        task = asyncio.create_task(work)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    def arm(self, stored: StoredGame, record: GameRecord) -> None:
-        """Look at a game again when the running clock would run out, so the pages
-        watching it learn of the loss on time without anyone asking."""
-        timer = self.timers.pop(stored.id, None)
-        if timer is not None:
-            timer.cancel()
-        running = stored.clock is not None and stored.clock["since"] is not None
-        if not running or record.is_over() or not self.watchers.get(stored.id):
-            return
-        to_act = record.position.to_act
-        left = clock.left_now(stored.clock or {}, to_act, clock.milliseconds())[to_act]
-        self.timers[stored.id] = asyncio.get_running_loop().call_later(
-            max(0.0, left / 1000) + 0.05, lambda: self._spawn(self._look(stored.id))
-        )
-
-    async def _look(self, game_id: str) -> None:
-        """Load the game (which ends it if a clock has run out) and tell its pages."""
-        self.timers.pop(game_id, None)
-        with contextlib.suppress(BoardlabError):
-            stored, record = await self.load(game_id)
-            self.arm(stored, record)
-
     def wake(self, game_id: str) -> None:
-        """Start the agent's turn if an agent is to act and none is searching yet: after
-        every change, when a page opens, and so after a restart of the server."""
-        if game_id in self.thinking:
-            return
-        failed = self.trouble.get(game_id)
-        if failed is not None and time.monotonic() - failed[0] < RETRY_AFTER:
-            return
-        self.thinking.add(game_id)
-        task = asyncio.create_task(self._agent_turns(game_id))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        """Start the agent's turn if an agent is to act (a new game, a page opened, and
+        so after a restart of the server)."""
 
-    async def _agent_turns(self, game_id: str) -> None:
-        thought = False  # pages were told the AI is thinking: tell them when it stops
+        async def wake() -> None:
+            with contextlib.suppress(BoardlabError):
+                self._wake(await self.room(game_id))
+
+        self._spawn(wake())
+
+    def _wake(self, room: Room) -> None:
+        if room.thinking:
+            return
+        record = room.record
+        if record.is_over() or room.stored.seats[record.position.to_act] == HUMAN:
+            return
+        if room.trouble is not None and time.monotonic() - room.trouble[0] < RETRY_AFTER:
+            return
+        room.thinking = True
+        self._tell_status(room)
+        self._spawn(self._agent_turns(room))
+
+    async def _agent_turns(self, room: Room) -> None:
         try:
             while True:
-                stored, record = await self.load(game_id)
-                if record.is_over() or Seat(stored.seats[record.position.to_act]).human:
+                stored, record = room.stored, room.record
+                if record.is_over() or stored.seats[record.position.to_act] == HUMAN:
                     return
-                thought = True
-                await self._broadcast(stored, record)
                 answer = await self._think(stored, stored.seats[record.position.to_act])
-                self.trouble.pop(game_id, None)
-                try:
-                    action = record.position.parse_action(answer["action"])
-                    await self._store_action(stored, record, action)
-                except StaleError:
-                    continue  # overtaken by an undo or a resignation: look again
-        except (DatabaseAway, QueueFullError) as error:  # the page says so; no trace
-            self.trouble[game_id] = (time.monotonic(), str(error))
-            thought = True
-        except Exception as error:  # the page says so, the log has the details
-            log.exception("the agent of game %s could not play", game_id)
-            self.trouble[game_id] = (time.monotonic(), str(error))
-            thought = True
-        finally:
-            self.thinking.discard(game_id)
-            if thought:
-                with contextlib.suppress(Exception):
-                    await self._broadcast(*await self.load(game_id))
+                room.trouble = None
 
-    async def _changed(
-        self,
-        game_id: str,
-        viewer: Viewer = SPECTATOR,
-        known: tuple[StoredGame, GameRecord] | None = None,
-    ) -> dict[str, Any]:
-        """Tell every page of the game's change (``known``: the game as it now stands,
-        else it is read); the state for ``viewer``."""
-        stored, record = known or await self.load(game_id)
-        if not record.is_over() and not Seat(stored.seats[record.position.to_act]).human:
-            self.wake(game_id)
-        told = await self._broadcast(stored, record)
-        kind = (language(), viewer.seats(stored))
-        return told[kind]["state"] if kind in told else self.describe(stored, record, viewer)
+                async def move(seen: int = stored.revision, chosen: str = answer["action"]) -> None:
+                    if room.version != seen:
+                        return  # overtaken by an undo or a resignation: look again
+                    action = room.record.position.parse_action(chosen)
+                    await self._store_action(room, action)
+
+                with contextlib.suppress(StaleError):
+                    await self._changing(room, move)
+        except (DatabaseAway, QueueFullError) as error:  # the page says so; no trace
+            room.trouble = (time.monotonic(), str(error))
+        except Exception as error:  # the page says so, the log has the details
+            log.exception("the agent of game %s could not play", room.id)
+            room.trouble = (time.monotonic(), str(error))
+        finally:
+            room.thinking = False
+            self._tell_status(room)
+
+    # ------------------------------------------------------------------ clocks
+    def _arm(self, room: Room) -> None:
+        """Look at a game again when the running clock would run out, so its pages learn
+        of the loss on time without anyone asking."""
+        if room.timer is not None:
+            room.timer.cancel()
+            room.timer = None
+        left = room.time_left()
+        if left is None:
+            return
+
+        def look() -> None:
+            room.timer = None
+            self._spawn(self._look(room))
+
+        room.timer = asyncio.get_running_loop().call_later(max(0.0, left / 1000), look)
+
+    async def _look(self, room: Room) -> None:
+        with contextlib.suppress(BoardlabError):
+            await self._changing(room, self._flag, room)
+        if room.timer is None and room.time_left() is not None:
+            self._arm(room)  # not yet out (the clock moved meanwhile): look again
 
     # ------------------------------------------------------------------ reviews
     async def review(self, game_id: str) -> dict[str, Any]:
         """The stored review of the game as it stands, or ``running`` while one is made."""
-        stored, record = await self.load(game_id)
-        length = len(record)
-        data = await run_in_threadpool(self.store.review, game_id, REVIEW_AGENT, length)
+        from boardlab.ai import level_name
+
+        room = await self.room(game_id)
+        stored = room.stored
+        length = len(stored.actions)
+        data = await asyncio.to_thread(self.store.review, game_id, REVIEW_AGENT, length)
         if data is not None:
             return {"status": "ready", **data, "agent_name": level_name(REVIEW_AGENT)}
         if game_id not in self.reviewing:
@@ -591,7 +668,7 @@ class GameService:
                 )
                 parts.append(part)
             data = thinking.reviewed(stored.game, stored.options, REVIEW_AGENT, parts)
-            await run_in_threadpool(self.store.keep_review, stored.id, REVIEW_AGENT, length, data)
+            await asyncio.to_thread(self.store.keep_review, stored.id, REVIEW_AGENT, length, data)
         except (DatabaseAway, QueueFullError):
             pass  # asked for again, the review starts again
         except Exception:
@@ -599,11 +676,13 @@ class GameService:
 
     # ------------------------------------------------------------------ other processes
     async def listen(self) -> None:
-        """Tell this process's pages of the changes other server processes make: they
-        announce each on PostgreSQL's LISTEN/NOTIFY channel, which needs no other server.
-        A lost connection is made again, and every game watched here is told afresh,
-        since announcements may have been missed meanwhile."""
+        """Keep this process's rooms up to date with the changes other server processes
+        make: they announce each on PostgreSQL's LISTEN/NOTIFY channel, which needs no
+        other server. A lost connection is made again, and every room here is read
+        afresh, since announcements may have been missed meanwhile."""
         import psycopg
+
+        from boardlab.web.store import CHANNEL, ORIGIN
 
         failing = False  # said once an outage, not once a second
         while True:
@@ -613,16 +692,17 @@ class GameService:
                 ) as connection:
                     await connection.execute(f"LISTEN {CHANNEL}")
                     failing = False
-                    for game_id in list(self.watchers):
-                        self._spawn(self.tell(game_id))
+                    for known in list(self.rooms.values()):
+                        self._spawn(self._changing(known, self._refresh, known))
                     async for note in connection.notifies():
-                        origin, game_id, *line = note.payload.split(":")
-                        if origin == ORIGIN or not self.watchers.get(game_id):
+                        data = json.loads(note.payload)
+                        room = self.rooms.get(data["g"])
+                        if data["o"] == ORIGIN or room is None:
                             continue
-                        if line:
-                            self._spawn(self._relay_chat(game_id, int(line[0])))
-                        else:
-                            self._spawn(self.tell(game_id))
+                        if "chat" in data:
+                            self._spawn(self._relay_chat(room, data["chat"]))
+                        elif data["v"] > room.version:
+                            self._spawn(self._changing(room, self._heard, room, data))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarts, the network fails
@@ -632,85 +712,125 @@ class GameService:
                 failing = True
                 await asyncio.sleep(1.0)
 
-    # ------------------------------------------------------------------ watchers
-    def watch(self, game_id: str, listener: Listener, viewer: Viewer = SPECTATOR) -> None:
-        """Send ``listener`` each new state of the game as ``viewer`` sees it, in the
-        current language."""
-        self.watchers.setdefault(game_id, {})[listener] = (language(), viewer)
+    async def _heard(self, room: Room, data: dict[str, Any]) -> None:
+        """Another process changed the game: an action it announced is played here (the
+        next one, from a room that missed none), anything else read afresh."""
+        if data["v"] <= room.version:
+            return
+        if data["v"] != room.version + 1 or "a" not in data:
+            await self._refresh(room)
+            return
+        stored, record = room.stored, room.record
+        after = record.copy()
+        after.play(data["a"])
+        ticked = data.get("c")
+        self._changed(room, played(stored, data["a"], after.result(), data["v"], ticked), after)
+
+    async def _relay_chat(self, room: Room, n: int) -> None:
+        """A line of chat another server process kept, to the pages here."""
+        with contextlib.suppress(BoardlabError):
+            lines = await asyncio.to_thread(self.store.chat, room.id, n - 1, 1)
+            self._tell_chat(room, lines)
+
+    # ------------------------------------------------------------------ pages
+    async def watch(
+        self, game_id: str, listener: Listener, viewer: Viewer = SPECTATOR, since: int | None = None
+    ) -> Room:
+        """Send ``listener`` (a page, in the current language) what it needs to be up to
+        date with the game, then every change: ``welcome`` with the seats it holds, the
+        events after version ``since`` (or the whole state), the chat for a player."""
+        room = await self.room(game_id)
+        lang = language()
+        room.watchers[listener] = Watcher(lang, viewer)
+        seats = viewer.seats(room.stored)
+        welcome = {"type": "welcome", "v": room.version, "you": sorted(seats)}
+        self._deliver(room, listener, json.dumps(welcome))
+        for text in room.missed(since, lang):
+            self._deliver(room, listener, text)
+        if since is not None:  # what changed meanwhile without a new version
+            self._deliver(room, listener, room.status_message(lang))
+        self._arrived(room, seats, here=True)
+        self._wake(room)
+        return room
 
     def unwatch(self, game_id: str, listener: Listener) -> None:
-        self.watchers.get(game_id, {}).pop(listener, None)
+        room = self.rooms.get(game_id)
+        if room is None:
+            return
+        watcher = room.watchers.pop(listener, None)
+        room.touched = time.monotonic()
+        if watcher is not None:
+            self._arrived(room, watcher.viewer.seats(room.stored), here=False)
 
-    def arrived(self, game_id: str, seats: frozenset[int], here: bool) -> None:
+    def _arrived(self, room: Room, seats: frozenset[int], here: bool) -> None:
         """A page of a player opened (``here``) or closed: when a seat has its first
-        page or loses its last, the other pages learn the player is back or away (told
-        beside, so that a page closing is not held up by the others)."""
-        count = self.present.setdefault(game_id, collections.Counter())
+        page or loses its last, the other pages of a game online learn the player is
+        back or away."""
         changed = False
         for seat in seats:
-            before = count[seat] > 0
-            count[seat] += 1 if here else -1
-            changed |= before != (count[seat] > 0)
-        if not +count:
-            self.present.pop(game_id, None)
-        if changed:
-            self._spawn(self.tell(game_id, online_only=True))
+            before = room.present[seat] > 0
+            room.present[seat] += 1 if here else -1
+            changed |= before != (room.present[seat] > 0)
+        room.present = +room.present
+        if changed and online(room.stored):
+            self._tell_status(room)
 
-    async def tell(self, game_id: str, online_only: bool = False) -> None:
-        """Send the game as it stands to the pages watching it (a seat taken; a player
-        come or gone, which only a game between two people online shows)."""
-        with contextlib.suppress(BoardlabError):
-            stored, record = await self.load(game_id)
-            if online(stored) or not online_only:
-                await self._broadcast(stored, record)
+    def _broadcast(self, room: Room, event: Event) -> None:
+        """A change to every page watching the game, described and encoded once for
+        each language they read."""
+        for listener, watcher in list(room.watchers.items()):
+            self._deliver(room, listener, room.message(watcher.language, event.moves_from))
 
-    async def _broadcast(
-        self, stored: StoredGame, record: GameRecord
-    ) -> dict[tuple[str, frozenset[int]], dict[str, Any]]:
-        """The game's new state to every page watching it, described once for each
-        language and seats they have; the messages sent, by language and seats."""
-        self.arm(stored, record)
-        messages: dict[tuple[str, frozenset[int]], dict[str, Any]] = {}
-        sends = []
-        for listener, (lang, viewer) in list(self.watchers.get(stored.id, {}).items()):
-            kind = (lang, viewer.seats(stored))
-            if kind not in messages:
-                with use_language(lang):
-                    state = self.describe(stored, record, viewer)
-                messages[kind] = {"type": "state", "state": state}
-            sends.append((listener, messages[kind]))
-        await self._send(stored.id, sends)
-        return messages
+    def _tell_status(self, room: Room) -> None:
+        """The agent thinking or not, a player away or back, to every page."""
+        room.texts.clear()  # the messages of this version told the status as it was
+        for listener, watcher in list(room.watchers.items()):
+            self._deliver(room, listener, room.status_message(watcher.language))
 
-    async def _send(self, game_id: str, sends: list[tuple[Listener, dict[str, Any]]]) -> None:
-        """Each message to its page, all at once: a page that is slow to take it holds up
-        no other; one that fails, or takes longer than ``SEND_SECONDS``, is forgotten (its
-        connection is closed by the server's pings, and the page connects again)."""
-
-        async def send(listener: Listener, message: dict[str, Any]) -> None:
-            try:
-                await asyncio.wait_for(listener(message), SEND_SECONDS)
-            except Exception:
-                self.unwatch(game_id, listener)
-
-        await asyncio.gather(*(send(listener, message) for listener, message in sends))
+    @staticmethod
+    def _deliver(room: Room, listener: Listener, text: str) -> None:
+        """Give a page its message; a page that cannot take it (its queue is full: it is
+        too slow) is forgotten, and its socket closes (``Outbox``)."""
+        try:
+            listener(text)
+        except Exception:
+            room.watchers.pop(listener, None)
 
 
-def record_of(stored: StoredGame) -> GameRecord:
-    """The record of a stored game, its players named as the page names them."""
+def headers_of(stored: StoredGame) -> dict[str, str]:
+    """The record's headers of a stored game, its players named as the page names them."""
     game = boardlab.new_game(stored.game, **stored.options)
-    headers = {  # data: the record's header names and seats stay in English
+    named = {  # data: the record's header names and seats stay in English
         side.capitalize(): (name or side.capitalize()) if spec == HUMAN else f"AI ({spec})"
         for side, spec, name in zip(game.players, stored.seats, stored.names, strict=True)
     }
+    return {"Event": "boardlab", **named, **stored.headers}
+
+
+def record_of(stored: StoredGame) -> GameRecord:
+    """The record of a stored game, replayed."""
     return thinking.rebuild(
         stored.game,
         stored.options,
         stored.start,
         stored.actions,
         stored.resigned,
-        {"Event": "boardlab", **headers, **stored.headers},
+        headers_of(stored),
         stored.ending,
+    )
+
+
+def played(
+    stored: StoredGame, action: str, result: str, revision: int, ticked: clock.Clock | None
+) -> StoredGame:
+    """The stored game after ``action``: the append changed just these fields."""
+    return dataclasses.replace(
+        stored,
+        actions=(*stored.actions, action),
+        result=result,
+        revision=revision,
+        draw_offer=None,
+        clock=stored.clock if ticked is None else ticked,
     )
 
 
@@ -753,124 +873,3 @@ def check_ply(record: GameRecord, ply: Any) -> None:
         )
     if ply != len(record):
         raise StaleError(stale_message(len(record), ply))
-
-
-def describe(
-    stored: StoredGame, record: GameRecord, thinking_now: bool, held: frozenset[int] = frozenset()
-) -> dict[str, Any]:
-    """A game page's state: the board (SVG), the legal actions with the places a person
-    clicks for each, the move list, and what the last turn did."""
-    game: Game[Any] = record.game
-    position = record.position
-    board = game.board_model(position.state)
-    outcome = record.outcome()
-    last = record.last_turn()
-    marked: list[str] = []
-    notes: list[dict[str, Any]] = []
-    first = len(record) - len(last)
-    for ply, (before, action) in enumerate(last, first):
-        marked.extend(game.action_parts(before.state, action).places)
-        notes.extend(
-            {"ply": ply, "kind": n.kind, "text": str(n), "places": list(n.places), "sows": n.sows}
-            for n in game.narrate(before.state, action)
-        )
-    seats = [Seat(spec) for spec in stored.seats]
-    legal = []
-    if outcome is None:
-        for action in position.legal_actions():
-            parts = game.action_parts(position.state, action)
-            legal.append(
-                {
-                    "action": position.action_string(action),
-                    "places": list(parts.places),
-                    "label": parts.label,
-                    "kind": parts.kind,
-                }
-            )
-    to_act = None if outcome is not None else position.to_act
-    return {
-        "id": stored.id,
-        "game": game.id,
-        "name": game.name,
-        "options": game.option_assignments(),
-        "ply": len(record),
-        "revision": stored.revision,
-        "players": list(game.players),
-        "colours": list(game.colours),
-        "seats": [
-            {
-                "spec": seat.spec,
-                "human": seat.human,
-                "name": game.player_name(k),
-                "label": seat.label(stored.names[k] or game.player_name(k)),
-                "player": stored.names[k] if seat.human else None,
-            }
-            for k, seat in enumerate(seats)
-        ],
-        "tallies": [[str(t) for t in side] for side in board.tallies],
-        "to_act": to_act,
-        "human_to_act": to_act is not None and seats[to_act].human,
-        "you": sorted(held),
-        "you_act": to_act is not None and to_act in held and stored.open_seat is None,
-        "online": online(stored),
-        "can_chat": online(stored) and bool(held),
-        "open_seat": stored.open_seat,
-        "listed": stored.listed,
-        "draw_offer": stored.draw_offer,
-        "clock": None
-        if stored.clock is None
-        else {
-            "left": clock.left_now(stored.clock, to_act, clock.milliseconds()),
-            "running": to_act if stored.clock["since"] is not None else None,
-            "base": stored.clock["base"],
-            "increment": stored.clock["increment"],
-        },
-        "rematch": stored.rematch,
-        "due": board.due,
-        "notes": list(board.notes),
-        "turn": position.turns + 1,
-        "svg": board_svg(game, board, marked, title=f"{game.name}: {position_title(record)}"),
-        "legal": legal,
-        "moves": [
-            {"number": t.number, "player": t.player, "first_ply": t.first_ply, "actions": t.actions}
-            for t in record.turns()
-        ],
-        "last": {"places": marked, "notes": notes, "ply": first},
-        "outcome": None
-        if outcome is None
-        else {
-            "sentence": sentence(record),
-            "winner": outcome.winner,
-            "reason": outcome.reason,
-        },
-        "thinking": thinking_now,
-        "can_undo": bool(held)
-        and not online(stored)
-        and (
-            record.resigned is not None
-            or record.turn_start(lambda player: seats[player].human) is not None
-        ),
-        "position": position.position_string(),
-    }
-
-
-def chat_json(line: ChatLine) -> dict[str, Any]:
-    said = line.said if line.said.tzinfo else line.said.replace(tzinfo=UTC)  # from SQLite
-    return {"n": line.n, "seat": line.seat, "text": line.text, "said": said.isoformat()}
-
-
-def sentence(record: GameRecord) -> str:
-    """How the game ended, in words."""
-    game = record.game
-    outcome = record.outcome()
-    assert outcome is not None
-    return outcome.sentence(game.reason_words, [game.player_name(0), game.player_name(1)])
-
-
-def position_title(record: GameRecord) -> str:
-    if record.outcome() is not None:
-        return sentence(record)
-    position = record.position
-    return _("turn {turn}, {player} to act").format(
-        turn=position.turns + 1, player=position.game.player_name(position.to_act)
-    )

@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,14 +33,15 @@ from sqlalchemy import (
     delete,
     event,
     func,
+    insert,
     select,
     text,
+    update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import (
     ArgumentError,
     DBAPIError,
-    IntegrityError,
     InterfaceError,
     NoSuchModuleError,
     OperationalError,
@@ -49,35 +49,29 @@ from sqlalchemy.exc import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from boardlab.core.errors import BoardlabError
-from boardlab.core.i18n import _, counted
+from boardlab.core.i18n import _
 from boardlab.web import clock
+from boardlab.web.data import (
+    Append,
+    ChatLine,
+    Conflict,
+    DatabaseAway,
+    SeatTaken,
+    StoredGame,
+    new_id,
+    no_game,
+    possible_id,
+    stale_message,
+)
 
 log = logging.getLogger("boardlab.web")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-#: The PostgreSQL channel on which every change to a game is announced (its payload
-#: ``ORIGIN:GAME``, or ``ORIGIN:GAME:N`` for line N of its chat), so that every server
-#: process tells the pages it holds.
+#: The PostgreSQL channel on which every change to a game is announced (``announcement``),
+#: so that every server process tells the pages it holds.
 CHANNEL = "boardlab_games"
 #: This process, in the announcements it makes (it has told its own pages already).
 ORIGIN = secrets.token_hex(8)
-
-
-class StaleError(BoardlabError):
-    """An answer to a ply that is no longer the current one."""
-
-
-class NotFound(BoardlabError):
-    """No game of that id."""
-
-
-class SeatTaken(BoardlabError):
-    """A seat someone else took first, or one that is not open."""
-
-
-class DatabaseAway(BoardlabError):
-    """The database cannot be reached now (restarting, the network down): the request
-    is refused, to be sent again, and nothing was changed."""
 
 
 class Base(DeclarativeBase):
@@ -167,42 +161,6 @@ class ReviewRow(Base):
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
-@dataclass(frozen=True)
-class StoredGame:
-    """A game as stored: enough to rebuild its record."""
-
-    id: str
-    game: str
-    options: dict[str, Any]
-    start: str | None
-    seats: tuple[str, str]
-    headers: dict[str, str]
-    owner: str
-    resigned: int | None
-    actions: tuple[str, ...]
-    result: str
-    updated: datetime
-    revision: int
-    seat_keys: tuple[str | None, str | None] | None = None
-    open_seat: int | None = None
-    listed: bool = False
-    ending: str | None = None
-    draw_offer: int | None = None
-    rematch: str | None = None
-    clock: dict[str, Any] | None = None
-    names: tuple[str | None, str | None] = (None, None)
-
-
-@dataclass(frozen=True)
-class ChatLine:
-    """A line of chat: its number (growing in a game), who said it and when."""
-
-    n: int
-    seat: int
-    text: str
-    said: datetime
-
-
 def default_url() -> str:
     """SQLite in the user data directory (``$BOARDLAB_DB`` names another URL)."""
     import os
@@ -214,23 +172,6 @@ def default_url() -> str:
     folder = user_data_path("boardlab")
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'boardlab.sqlite3'}"
-
-
-def new_id() -> str:
-    """An unguessable game id that reads well in a link."""
-    return secrets.token_urlsafe(9)
-
-
-def possible_id(game_id: str) -> bool:
-    """Whether a game could have this id: not one longer than any id, nor one with a
-    NUL, which PostgreSQL would refuse to even look up (a server error, not "no such
-    game")."""
-    return len(game_id) <= 32 and "\0" not in game_id
-
-
-def no_game(game_id: str) -> NotFound:
-    shown = game_id if len(game_id) <= 40 else game_id[:40] + "…"
-    return NotFound(_("no game {game!r} here").format(game=shown))
 
 
 class Store:
@@ -293,13 +234,13 @@ class Store:
         url = make_url(self.url).set(drivername="postgresql")
         return url.render_as_string(hide_password=False)
 
-    def _announce(self, session: Session, game_id: str, what: str = "") -> None:
-        """Announce a change to the game (``what``: a line of chat), sent when the
-        transaction commits."""
+    def _announce(self, session: Session, game_id: str, revision: int = 0, chat: int = 0) -> None:
+        """Announce a change to the game (its new ``revision``, or line ``chat`` of its
+        chat), sent when the transaction commits."""
         if self.announces:
             session.execute(
                 text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": CHANNEL, "payload": f"{ORIGIN}:{game_id}{what}"},
+                {"channel": CHANNEL, "payload": announcement(game_id, revision, chat=chat)},
             )
 
     @contextmanager
@@ -398,41 +339,92 @@ class Store:
         action: str,
         result: str,
         clock: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> int:
         """Store ``action`` as action number ``ply`` (0-based): refused as stale when the
         game holds another number of actions (or someone stored that ply first). A draw
-        offered is void once anyone acts; ``clock`` is the clock after the action."""
-        try:
-            with self.session() as session:
-                row = self._row(session, game_id)
-                if row.length != ply or row.resigned is not None or row.ending is not None:
-                    raise StaleError(stale_message(row.length, ply))
-                session.add(ActionRow(game_id=game_id, ply=ply, action=action))
-                row.length = ply + 1
-                row.result = result
-                row.draw_offer = None
-                if clock is not None:
-                    row.clock = clock
-                row.updated = now()
-                row.revision += 1
-                self._announce(session, game_id)
-        except IntegrityError:
-            raise StaleError(stale_message(ply + 1, ply)) from None
+        offered is void once anyone acts; ``clock`` is the clock after the action. The
+        game's revision after it."""
+        (answer,) = self.append_many([Append(game_id, ply, action, result, clock)])
+        if isinstance(answer, BoardlabError):
+            raise answer
+        return answer
 
-    def truncate(self, game_id: str, ply: int, length: int) -> None:
+    def append_many(self, appends: Sequence[Append]) -> list[int | BoardlabError]:
+        """Store the actions of many games in one transaction (group commit: one disk
+        sync for all): for each, the game's revision after it, or the error that
+        refused it (stale, no such game) while the others are stored."""
+        answers: dict[int, int | BoardlabError] = {}
+        # in the order of their games, so that two processes' batches never wait for
+        # each other's rows in a circle
+        order = sorted(range(len(appends)), key=lambda k: appends[k].game_id)
+        with self._reachable(), self._writing, self.engine.begin() as connection:
+            moment = now()
+            for k in order:
+                item = appends[k]
+                if not possible_id(item.game_id):
+                    answers[k] = no_game(item.game_id)
+                    continue
+                values: dict[str, Any] = {
+                    "length": item.ply + 1,
+                    "result": item.result,
+                    "draw_offer": None,
+                    "updated": moment,
+                    "revision": GameRow.revision + 1,
+                }
+                if item.clock is not None:
+                    values["clock"] = item.clock
+                revision = connection.execute(
+                    update(GameRow)
+                    .where(
+                        GameRow.id == item.game_id,
+                        GameRow.length == item.ply,
+                        GameRow.resigned.is_(None),
+                        GameRow.ending.is_(None),
+                    )
+                    .values(values)
+                    .returning(GameRow.revision)
+                ).scalar()
+                if revision is None:
+                    length = connection.execute(
+                        select(GameRow.length).where(GameRow.id == item.game_id)
+                    ).scalar()
+                    answers[k] = (
+                        no_game(item.game_id)
+                        if length is None
+                        else Conflict(stale_message(length, item.ply))
+                    )
+                    continue
+                connection.execute(
+                    insert(ActionRow).values(
+                        game_id=item.game_id, ply=item.ply, action=item.action, played=moment
+                    )
+                )
+                if self.announces:
+                    connection.execute(
+                        text("SELECT pg_notify(:channel, :payload)"),
+                        {
+                            "channel": CHANNEL,
+                            "payload": announcement(
+                                item.game_id, revision, item.action, item.clock
+                            ),
+                        },
+                    )
+                answers[k] = revision
+        return [answers[k] for k in range(len(appends))]
+
+    def truncate(self, game_id: str, ply: int, length: int) -> int:
         """Keep the first ``length`` actions (an undo, also of a resignation), when the
-        game still holds ``ply``."""
+        game still holds ``ply``; the game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply:
-                raise StaleError(stale_message(row.length, ply))
+                raise Conflict(stale_message(row.length, ply))
             session.execute(
                 delete(ActionRow).where(ActionRow.game_id == game_id, ActionRow.ply >= length)
             )
             row.length, row.resigned, row.result, row.updated = length, None, "*", now()
             row.ending = row.draw_offer = None
-            row.revision += 1
-            self._announce(session, game_id)
+            return self._changed(session, row)
 
     def end(
         self,
@@ -442,30 +434,30 @@ class Store:
         result: str,
         reason: str = "resign",
         clock: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> int:
         """End the unfinished game at action ``ply``: ``player`` loses (``resign``,
-        ``forfeit``, ``time``), or, with no player, a draw agreed (``agreement``)."""
+        ``forfeit``, ``time``), or, with no player, a draw agreed (``agreement``). The
+        game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply or row.resigned is not None or row.ending is not None:
-                raise StaleError(stale_message(row.length, ply))
+                raise Conflict(stale_message(row.length, ply))
             row.resigned, row.ending, row.result, row.updated = player, reason, result, now()
             row.draw_offer = None
             if clock is not None:
                 row.clock = clock
-            row.revision += 1
-            self._announce(session, game_id)
+            return self._changed(session, row)
 
-    def offer_draw(self, game_id: str, ply: int, player: int | None) -> None:
-        """``player`` offers a draw at action ``ply`` (None: the offer is declined)."""
+    def offer_draw(self, game_id: str, ply: int, player: int | None) -> int:
+        """``player`` offers a draw at action ``ply`` (None: the offer is declined); the
+        game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply or row.result != "*":
-                raise StaleError(stale_message(row.length, ply))
+                raise Conflict(stale_message(row.length, ply))
             row.draw_offer = player
             row.updated = now()
-            row.revision += 1
-            self._announce(session, game_id)
+            return self._changed(session, row)
 
     def discard(self, game_id: str) -> None:
         """Forget a game that was made in vain (a rematch made twice at once)."""
@@ -480,17 +472,16 @@ class Store:
             row = self._row(session, game_id)
             if row.rematch is None:
                 row.rematch = rematch
-                row.revision += 1
-                self._announce(session, game_id)
+                self._changed(session, row)
             return row.rematch
 
     def take_seat(
         self, game_id: str, seat: int, key: str, invited: str | None, name: str | None = None
-    ) -> None:
+    ) -> int:
         """Seat an opponent in the open ``seat``, acting with the secret whose hash is
         ``key`` and named ``name``: by invitation (``invited``, the hash of the
         invitation's secret) or from the lobby (None: the game must be listed). Of two at
-        once, one gets the seat."""
+        once, one gets the seat. The game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
             keys = list(row.seat_keys or [None, None])
@@ -510,17 +501,15 @@ class Store:
             if row.clock is not None:  # both are here: the clock of the player to act runs
                 row.clock = clock.start(row.clock, clock.milliseconds())
             row.updated = now()
-            row.revision += 1
-            self._announce(session, game_id)
+            return self._changed(session, row)
 
     def say(self, game_id: str, seat: int, text: str) -> ChatLine:
-        """Keep a line of chat, announced to the other server processes as
-        ``ORIGIN:GAME:N``."""
+        """Keep a line of chat, announced to the other server processes."""
         with self.session() as session:
             line = ChatRow(game_id=game_id, seat=seat, text=text, said=now())
             session.add(line)
             session.flush()
-            self._announce(session, game_id, f":{line.id}")
+            self._announce(session, game_id, chat=line.id)
             return ChatLine(line.id, seat, text, line.said)
 
     def chat(self, game_id: str, after: int = 0, limit: int = 500) -> list[ChatLine]:
@@ -574,6 +563,12 @@ class Store:
         with self.reading() as session:
             return session.scalar(select(func.count()).select_from(GameRow)) or 0
 
+    def _changed(self, session: Session, row: GameRow) -> int:
+        """Count a change to the game in ``row`` and announce it; its new revision."""
+        row.revision += 1
+        self._announce(session, row.id, row.revision)
+        return row.revision
+
     @staticmethod
     def _row(session: Session, game_id: str) -> GameRow:
         row = session.get(GameRow, game_id, with_for_update=True) if possible_id(game_id) else None
@@ -607,12 +602,25 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
     )
 
 
-def stale_message(length: int, ply: int) -> str:
-    """Why an answer to action ``ply`` comes too late for a game of ``length`` actions."""
-    return _(
-        "the game has moved on: this answers action {number}, but the game holds "
-        "{actions}; reload to see it"
-    ).format(number=ply + 1, actions=counted(length, "{n} action", "{n} actions"))
+def announcement(
+    game_id: str,
+    revision: int,
+    action: str | None = None,
+    clock: dict[str, Any] | None = None,
+    chat: int = 0,
+) -> str:
+    """The payload that announces a change on ``CHANNEL``: the game's new revision (with
+    the action and the clock after it, when the change is an action, so that another
+    process need not read it), or the number of a new line of its chat."""
+    data: dict[str, Any] = {"o": ORIGIN, "g": game_id}
+    if chat:
+        data["chat"] = chat
+    else:
+        data["v"] = revision
+        if action is not None:
+            data["a"] = action
+            data["c"] = clock
+    return json.dumps(data)
 
 
 def safe_url(url: str) -> str:

@@ -8,7 +8,7 @@ import unicodedata
 from typing import Any
 
 from boardlab.core.i18n import _
-from boardlab.web.service import RequestError
+from boardlab.web.data import RequestError
 
 #: The longest name a player may give.
 MAX_NAME = 32

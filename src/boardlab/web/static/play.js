@@ -21,10 +21,39 @@ const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const nameOf = (player) => state.seats[player].name;
 
 // ------------------------------------------------------------------ talking to the server
+// Changes go over the live socket when it is open, each with an id that the server's
+// ack (once the change is stored) or error answers; over HTTP while it is not.
+let nextId = 1;
+const waiting = new Map(); // id -> the promise's resolve, until the answer comes
+
+function ask(type, body) {
+  return new Promise((resolve) => {
+    const id = nextId++;
+    waiting.set(id, resolve);
+    socket.send(JSON.stringify({ type, id, ...body }));
+  });
+}
+
+function answered(message) {
+  const resolve = waiting.get(message.id);
+  if (!resolve) return false;
+  waiting.delete(message.id);
+  resolve(message);
+  return true;
+}
+
 async function send(path, body) {
   busy = true;
   render();
   try {
+    if (path !== "hint" && socket && socket.readyState === WebSocket.OPEN) {
+      const answer = await ask(path, body);
+      if (answer.type === "error") {
+        say(answer.message, "error");
+        return null;
+      }
+      return {}; // the change itself came as an event, before the ack
+    }
     const response = await fetch(`/api/games/${gameId}/${path}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
@@ -57,23 +86,54 @@ async function play(action) {
   hint = null;
   say("");
   const data = await send("play", { action, ply: state.ply });
-  if (data) await show(data);
+  if (data && data.ply !== undefined) await show(data);
 }
 
+// What only this page may do, worked out from the seats it holds (``welcome``): the
+// server sends every page the same state.
+function mine(next) {
+  const acts = next.to_act !== null && you.includes(next.to_act) && next.open_seat === null;
+  return {
+    ...next,
+    you,
+    you_act: acts,
+    can_chat: next.online && you.length > 0,
+    can_undo: you.length > 0 && next.undoable,
+  };
+}
+let you = state.you;
+
 function connect() {
+  // The page says which version it holds: it is sent only what it missed.
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}`);
+  socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}?since=${state.revision}`);
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "state") show(message.state);
+    if (message.type === "welcome") you = message.you;
+    else if (message.type === "state") show(mine(message.state));
+    else if (message.type === "status") status(message);
     else if (message.type === "chat") hear(message.lines);
-    else if (message.type === "error") say(message.message, "error");
+    else if (message.type === "ack") answered(message);
+    else if (message.type === "error" && !answered(message)) say(message.message, "error");
   };
   const ping = setInterval(() => socket.readyState === 1 && socket.send('{"type":"ping"}'), 25000);
   socket.onclose = () => {
     clearInterval(ping);
+    for (const resolve of waiting.values()) {
+      resolve({ type: "error", message: _("The server cannot be reached; your game is stored, try again in a moment.") });
+    }
+    waiting.clear();
     setTimeout(connect, 1500);
   };
+}
+
+function status(message) {
+  // The AI thinking or not, a player away or back: no change to the game itself.
+  animating = animating.then(() => {
+    if (message.v !== state.revision) return;
+    state = { ...state, thinking: message.thinking, trouble: message.trouble, away: message.away };
+    render();
+  });
 }
 
 // ------------------------------------------------------------------ the chat
@@ -118,10 +178,17 @@ $("chat-form").addEventListener("submit", (event) => {
 
 // ------------------------------------------------------------------ showing a state
 function show(next) {
-  // States may arrive twice (the answer and the socket); a state never goes back
-  // unless the game was undone (a smaller ply with fewer moves).
+  // States may arrive twice (an HTTP answer and the socket); a state never goes back.
+  // One from the socket carries the move list from the first turn it changed.
   animating = animating.then(async () => {
     if (next.revision < state.revision) return; // an answer overtaken by a newer change
+    if (next.moves_from > 0) {
+      if (next.moves_from > state.moves.length) {
+        reload(); // a gap: ask for the whole state (after this one has passed)
+        return;
+      }
+      next = { ...next, moves: state.moves.slice(0, next.moves_from).concat(next.moves) };
+    }
     const same = (key) => JSON.stringify(next[key]) === JSON.stringify(state[key]);
     if (next.revision === state.revision && ["thinking", "trouble", "away"].every(same)) return;
     const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
@@ -506,17 +573,17 @@ $("undo").onclick = async () => {
   const data = await send("undo", { ply: state.ply });
   if (data) {
     say(_("Taken back."));
-    await show(data);
+    if (data.ply !== undefined) await show(data);
   }
 };
 $("resign").onclick = async () => {
   if (!confirm(_("Resign this game?"))) return;
   const data = await send("resign", { ply: state.ply });
-  if (data) await show(data);
+  if (data && data.ply !== undefined) await show(data);
 };
 async function answerDraw(answer) {
   const data = await send("draw", { ply: state.ply, answer });
-  if (data) await show(data);
+  if (data && data.ply !== undefined) await show(data);
 }
 $("draw").onclick = () => answerDraw("offer");
 $("draw-accept").onclick = () => answerDraw("accept");

@@ -1,0 +1,162 @@
+"""What the web app knows of a game, as plain data: a stored game, a line of chat, who
+asks, and the errors that refuse a request. The rooms, the service and every storage
+backend speak in these; none of them needs HTTP or SQL to be read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import _, counted
+
+#: A seat a person plays (else an agent's spec).
+HUMAN = "human"
+
+
+class RequestError(BoardlabError):
+    """A request the game cannot take (illegal, malformed, nothing to undo): the page
+    shows the message and the game is unchanged."""
+
+
+class NotYourSeat(RequestError):
+    """An action for a seat the asker does not hold: a spectator, another game's secret."""
+
+
+class StaleError(BoardlabError):
+    """An answer to a ply that is no longer the current one."""
+
+
+class Conflict(StaleError):
+    """The database holds another state of the game than the one a change was made
+    from: another server process changed it first."""
+
+
+class NotFound(BoardlabError):
+    """No game of that id."""
+
+
+class SeatTaken(BoardlabError):
+    """A seat someone else took first, or one that is not open."""
+
+
+class DatabaseAway(BoardlabError):
+    """The database cannot be reached now (restarting, the network down): the request
+    is refused, to be sent again, and nothing was changed."""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as stored: enough to rebuild its record."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    start: str | None
+    seats: tuple[str, str]
+    headers: dict[str, str]
+    owner: str
+    resigned: int | None
+    actions: tuple[str, ...]
+    result: str
+    updated: datetime
+    revision: int
+    seat_keys: tuple[str | None, str | None] | None = None
+    open_seat: int | None = None
+    listed: bool = False
+    ending: str | None = None
+    draw_offer: int | None = None
+    rematch: str | None = None
+    clock: dict[str, Any] | None = None
+    names: tuple[str | None, str | None] = (None, None)
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """A line of chat: its number (growing in a game), who said it and when."""
+
+    n: int
+    seat: int
+    text: str
+    said: datetime
+
+
+@dataclass(frozen=True)
+class Append:
+    """An action to store (``Store.append_many``): action number ``ply`` of the game,
+    the result after it and the clock after it (None: unchanged)."""
+
+    game_id: str
+    ply: int
+    action: str
+    result: str
+    clock: dict[str, Any] | None = None
+
+
+def new_secret() -> str:
+    """The secret that acts for a seat: in a cookie, a seat link or an invitation."""
+    return secrets.token_urlsafe(24)
+
+
+def key_of(secret: str) -> str:
+    """What the database keeps of a secret: its hash, so a copy of the database or a
+    log of it acts for no one."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is asking about a game: the secrets it sent for it (a cookie, a header)."""
+
+    secrets: tuple[str, ...] = ()
+
+    def seats(self, stored: StoredGame) -> frozenset[int]:
+        """The seats this viewer acts for; none for a spectator."""
+        if stored.seat_keys is None or not self.secrets:  # from before seats had keys
+            return frozenset()
+        keys = {key_of(secret) for secret in self.secrets}
+        return frozenset(
+            k
+            for k, key in enumerate(stored.seat_keys)
+            if key is not None and key in keys and k != stored.open_seat
+        )
+
+
+SPECTATOR = Viewer()
+
+
+def online(stored: StoredGame) -> bool:
+    """A game between two people who each hold a seat (or one waits for the other)."""
+    keys = stored.seat_keys
+    if keys is None or not all(spec == HUMAN for spec in stored.seats):
+        return False
+    return stored.open_seat is not None or keys[0] != keys[1]
+
+
+def new_id() -> str:
+    """An unguessable game id that reads well in a link."""
+    return secrets.token_urlsafe(9)
+
+
+def possible_id(game_id: str) -> bool:
+    """Whether a game could have this id: not one longer than any id, nor one with a
+    NUL, which PostgreSQL would refuse to even look up (a server error, not "no such
+    game")."""
+    return len(game_id) <= 32 and "\0" not in game_id
+
+
+def no_game(game_id: str) -> NotFound:
+    shown = game_id if len(game_id) <= 40 else game_id[:40] + "…"
+    return NotFound(_("no game {game!r} here").format(game=shown))
+
+
+def stale_message(length: int, ply: int) -> str:
+    """Why an answer to action ``ply`` comes too late for a game of ``length`` actions."""
+    return _(
+        "the game has moved on: this answers action {number}, but the game holds "
+        "{actions}; reload to see it"
+    ).format(number=ply + 1, actions=counted(length, "{n} action", "{n} actions"))

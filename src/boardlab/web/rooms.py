@@ -1,0 +1,364 @@
+"""A live game in memory: its room.
+
+A room holds everything about one game that a server process needs while people play
+it: the game as stored, its record (so no request replays it), the pages watching it
+with their languages, who of the players has a page open, the clock's timer and the
+agent's turn. Every change to the game goes through its room, one at a time (``lock``),
+and becomes an event with a version number (the game's revision in the database), sent
+to every page as text encoded once per language: a thousand spectators cost one
+description and one encoding, not a thousand. A page that comes back with the last
+version it saw is sent the events it missed, or the whole state when they are no
+longer kept.
+
+Nothing here knows HTTP or the database: the service (``service.py``) loads rooms,
+stores their changes and hands them pages; ``describe`` is what a page shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC
+from typing import Any
+
+from boardlab.ai import level_name
+from boardlab.core.game import Game
+from boardlab.core.i18n import _, use_language
+from boardlab.core.record import GameRecord
+from boardlab.ui.svg import board_svg
+from boardlab.web import clock
+from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, online
+
+#: A page watching a game: it is given messages as JSON text (``Room.message``) to send
+#: in order, and raises when it cannot take more (it is too slow, and goes).
+Listener = Callable[[str], None]
+#: Events a room keeps for pages that come back (a page further behind gets the state).
+KEPT_EVENTS = 32
+#: Seconds a message that shows a running clock is sent as it is (a change told to a
+#: thousand pages is encoded once; a page that comes later sees the clock as it is then).
+CLOCK_FRESH = 0.05
+
+
+@dataclass
+class Watcher:
+    """A page on a game: the language it reads and who it is."""
+
+    language: str
+    viewer: Viewer
+
+
+@dataclass(frozen=True)
+class Event:
+    """A change to the game: its version and the first turn of the move list it
+    changed (what a page that missed it must be sent again)."""
+
+    version: int
+    moves_from: int
+
+
+@dataclass
+class Room:
+    """One game while it is live in this process (see the module's docstring)."""
+
+    stored: StoredGame
+    record: GameRecord
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    watchers: dict[Listener, Watcher] = field(default_factory=dict)
+    #: how many pages each seat has open now (none: the player is away)
+    present: collections.Counter[int] = field(default_factory=collections.Counter)
+    timer: asyncio.TimerHandle | None = None
+    #: whether the agent is searching now (the page shows it thinking)
+    thinking: bool = False
+    #: when and why the agent last failed (not woken again for a while), or None
+    trouble: tuple[float, str] | None = None
+    #: when the room was last used (monotonic seconds): idle rooms leave memory
+    touched: float = field(default_factory=time.monotonic)
+    #: the game as each language describes it, at the current version
+    described: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the messages of the current version, by language and first turn of the move list,
+    #: with when each was made (one with a running clock is made again after a moment)
+    texts: dict[tuple[str, int], tuple[float, str]] = field(default_factory=dict)
+    #: the move list at the current version (language-free)
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    events: collections.deque[Event] = field(
+        default_factory=lambda: collections.deque(maxlen=KEPT_EVENTS)
+    )
+
+    def __post_init__(self) -> None:
+        self.moves = moves_of(self.record)
+
+    @property
+    def id(self) -> str:
+        return self.stored.id
+
+    @property
+    def version(self) -> int:
+        return self.stored.revision
+
+    def time_left(self) -> int | None:
+        """Milliseconds the player to act has left while their clock runs, else None."""
+        running = self.stored.clock
+        if running is None or running["since"] is None or self.record.is_over():
+            return None
+        to_act = self.record.position.to_act
+        return clock.left_now(running, to_act, clock.milliseconds())[to_act]
+
+    def out_of_time(self) -> bool:
+        left = self.time_left()
+        return left is not None and left <= 0
+
+    # ------------------------------------------------------------------ changes
+    def change(self, stored: StoredGame, record: GameRecord) -> Event:
+        """The game as it now stands (stored, at a new version): the event that tells
+        it, kept for pages that come back."""
+        self.stored, self.record = stored, record
+        self.described.clear()
+        self.texts.clear()
+        before, self.moves = self.moves, moves_of(record)
+        same = 0
+        while same < min(len(before), len(self.moves)) and before[same] == self.moves[same]:
+            same += 1
+        event = Event(stored.revision, same)
+        self.events.append(event)
+        return event
+
+    # ------------------------------------------------------------------ what pages see
+    def shared(self, lang: str) -> dict[str, Any]:
+        """The game at its version as every page in ``lang`` sees it, described once."""
+        found = self.described.get(lang)
+        if found is None:
+            with use_language(lang):
+                found = describe(self.stored, self.record)
+            self.described[lang] = found
+        return found
+
+    def status(self) -> dict[str, Any]:
+        """What changes without a change to the game: the agent thinking or failing,
+        the players away."""
+        failed = self.trouble
+        trouble = ""
+        if failed is not None and not self.thinking:
+            trouble = _("the AI could not play: {error}").format(error=failed[1])
+        away = [
+            k
+            for k in (0, 1)
+            if online(self.stored) and k != self.stored.open_seat and not self.present[k]
+        ]
+        return {"thinking": self.thinking, "trouble": trouble, "away": away}
+
+    def status_message(self, lang: str) -> str:
+        """The status as a message to pages in ``lang``."""
+        with use_language(lang):
+            return json.dumps({"type": "status", "v": self.version, **self.status()})
+
+    def state(self, lang: str, viewer: Viewer) -> dict[str, Any]:
+        """The whole state as ``viewer``'s page shows it (an API answer, a page's first
+        load), moves and all."""
+        with use_language(lang):
+            return {
+                **self.shared(lang),
+                "clock": clock_now(self.stored, self.record),
+                "moves": self.moves,
+                "moves_from": 0,
+                **self.status(),
+                **personal(self.stored, self.record, viewer),
+            }
+
+    def message(self, lang: str, moves_from: int = 0) -> str:
+        """The JSON text of the game at its version for pages in ``lang``, the move list
+        from turn ``moves_from`` (0: the whole state): the same text for every page,
+        whatever seats it holds (a page knows its own from ``welcome``), made once (once
+        a moment while a clock runs down)."""
+        now = time.monotonic()
+        made, text = self.texts.get((lang, moves_from), (0.0, ""))
+        if not text or (now - made > CLOCK_FRESH and self.time_left() is not None):
+            with use_language(lang):
+                data = {
+                    "type": "state",
+                    "v": self.version,
+                    "state": {
+                        **self.shared(lang),
+                        "clock": clock_now(self.stored, self.record),
+                        "moves": self.moves[moves_from:],
+                        "moves_from": moves_from,
+                        **self.status(),
+                    },
+                }
+            text = json.dumps(data, separators=(",", ":"))
+            self.texts[lang, moves_from] = (now, text)
+        return text
+
+    def missed(self, since: int | None, lang: str) -> list[str]:
+        """What a page that saw version ``since`` needs to be up to date: nothing, the
+        changes after it in one message (the game as it stands, the move list from the
+        first turn any of them changed), or, when they are no longer all kept, the whole
+        state."""
+        if since == self.version:
+            return []
+        after = [event for event in self.events if since is not None and event.version > since]
+        kept = (
+            since is not None
+            and since < self.version
+            and len(after) == self.version - since
+            and after[0].version == since + 1
+        )
+        return [self.message(lang, min(event.moves_from for event in after) if kept else 0)]
+
+    def players_watching(self) -> list[Listener]:
+        """The pages of the game's players (who read its chat)."""
+        return [
+            listener
+            for listener, watcher in self.watchers.items()
+            if watcher.viewer.seats(self.stored)
+        ]
+
+
+def clock_now(stored: StoredGame, record: GameRecord) -> dict[str, Any] | None:
+    """The game's clock as a page shows it now: each player's milliseconds left, and
+    whose run down (None: no clock)."""
+    if stored.clock is None:
+        return None
+    to_act = None if record.is_over() else record.position.to_act
+    return {
+        "left": clock.left_now(stored.clock, to_act, clock.milliseconds()),
+        "running": to_act if stored.clock["since"] is not None else None,
+        "base": stored.clock["base"],
+        "increment": stored.clock["increment"],
+    }
+
+
+def moves_of(record: GameRecord) -> list[dict[str, Any]]:
+    return [
+        {"number": t.number, "player": t.player, "first_ply": t.first_ply, "actions": t.actions}
+        for t in record.turns()
+    ]
+
+
+def personal(stored: StoredGame, record: GameRecord, viewer: Viewer) -> dict[str, Any]:
+    """What only ``viewer`` sees of the game: the seats it holds and what it may do. A
+    page works these out itself from ``you`` (``welcome``); the API answers them."""
+    held = viewer.seats(stored)
+    to_act = None if record.is_over() else record.position.to_act
+    return {
+        "you": sorted(held),
+        "you_act": to_act is not None and to_act in held and stored.open_seat is None,
+        "can_chat": online(stored) and bool(held),
+        "can_undo": bool(held) and undoable(stored, record),
+    }
+
+
+def undoable(stored: StoredGame, record: GameRecord) -> bool:
+    """Whether the game has a person's turn (or a resignation) to take back."""
+    if online(stored):
+        return False
+    return record.resigned is not None or (
+        record.turn_start(lambda player: stored.seats[player] == HUMAN) is not None
+    )
+
+
+def seat_label(spec: str, name: str) -> str:
+    """A seat as a page shows it: the player's ``name`` for a person, else the AI and
+    its level."""
+    return name if spec == HUMAN else _("AI ({level})").format(level=level_name(spec))
+
+
+def describe(stored: StoredGame, record: GameRecord) -> dict[str, Any]:
+    """A game page's state, the same for every page in the current language: the board
+    (SVG), the legal actions with the places a person clicks for each, and what the
+    last turn did (the move list and what only one page sees are added to it)."""
+    game: Game[Any] = record.game
+    position = record.position
+    board = game.board_model(position.state)
+    outcome = record.outcome()
+    last = record.last_turn()
+    marked: list[str] = []
+    notes: list[dict[str, Any]] = []
+    first = len(record) - len(last)
+    for ply, (before, action) in enumerate(last, first):
+        marked.extend(game.action_parts(before.state, action).places)
+        notes.extend(
+            {"ply": ply, "kind": n.kind, "text": str(n), "places": list(n.places), "sows": n.sows}
+            for n in game.narrate(before.state, action)
+        )
+    legal = []
+    if outcome is None:
+        for action in position.legal_actions():
+            parts = game.action_parts(position.state, action)
+            legal.append(
+                {
+                    "action": position.action_string(action),
+                    "places": list(parts.places),
+                    "label": parts.label,
+                    "kind": parts.kind,
+                }
+            )
+    to_act = None if outcome is not None else position.to_act
+    return {
+        "id": stored.id,
+        "game": game.id,
+        "name": game.name,
+        "options": game.option_assignments(),
+        "ply": len(record),
+        "revision": stored.revision,
+        "players": list(game.players),
+        "colours": list(game.colours),
+        "seats": [
+            {
+                "spec": spec,
+                "human": spec == HUMAN,
+                "name": game.player_name(k),
+                "label": seat_label(spec, stored.names[k] or game.player_name(k)),
+                "player": stored.names[k] if spec == HUMAN else None,
+            }
+            for k, spec in enumerate(stored.seats)
+        ],
+        "tallies": [[str(t) for t in side] for side in board.tallies],
+        "to_act": to_act,
+        "human_to_act": to_act is not None and stored.seats[to_act] == HUMAN,
+        "online": online(stored),
+        "open_seat": stored.open_seat,
+        "listed": stored.listed,
+        "draw_offer": stored.draw_offer,
+        "rematch": stored.rematch,
+        "due": board.due,
+        "notes": list(board.notes),
+        "turn": position.turns + 1,
+        "svg": board_svg(game, board, marked, title=f"{game.name}: {position_title(record)}"),
+        "legal": legal,
+        "last": {"places": marked, "notes": notes, "ply": first},
+        "outcome": None
+        if outcome is None
+        else {
+            "sentence": sentence(record),
+            "winner": outcome.winner,
+            "reason": outcome.reason,
+        },
+        "undoable": undoable(stored, record),
+        "position": position.position_string(),
+    }
+
+
+def chat_json(line: ChatLine) -> dict[str, Any]:
+    said = line.said if line.said.tzinfo else line.said.replace(tzinfo=UTC)  # from SQLite
+    return {"n": line.n, "seat": line.seat, "text": line.text, "said": said.isoformat()}
+
+
+def sentence(record: GameRecord) -> str:
+    """How the game ended, in words."""
+    game = record.game
+    outcome = record.outcome()
+    assert outcome is not None
+    return outcome.sentence(game.reason_words, [game.player_name(0), game.player_name(1)])
+
+
+def position_title(record: GameRecord) -> str:
+    if record.outcome() is not None:
+        return sentence(record)
+    position = record.position
+    return _("turn {turn}, {player} to act").format(
+        turn=position.turns + 1, player=position.game.player_name(position.to_act)
+    )

@@ -1,0 +1,218 @@
+"""The JSON API: what a page asks besides its live connection, and what scripts and
+tests use. Every change goes through the game's room, as one sent over the socket."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+
+import boardlab
+from boardlab.web import pages
+from boardlab.web.deps import service_of, viewer_of
+
+router = APIRouter(prefix="/api")
+
+
+class Answer(BaseModel):
+    """A request that answers a ply: the number of actions the page has seen."""
+
+    model_config = ConfigDict(extra="forbid")
+    ply: StrictInt
+
+
+class PlayRequest(Answer):
+    action: StrictStr
+
+
+class DrawRequest(Answer):
+    answer: Literal["offer", "accept", "decline"]
+
+
+class ErrorBody(BaseModel):
+    """What every refused API request gets back: one sentence, in the asker's language,
+    saying what was wrong and what would do."""
+
+    error: str
+
+
+#: What each refusal of the API means (its body an ``ErrorBody``), for the OpenAPI
+#: description: clients learn there which statuses to expect.
+REFUSALS = {
+    400: "The request cannot be taken: an illegal action, the game already over, nothing "
+    "to undo, an unknown language in `lang`.",
+    403: "The asker does not hold the seat that would act (no secret, or another seat's, "
+    "in its cookie or the X-Boardlab-Seat header), or the request came from another "
+    "site's page (its Origin or Sec-Fetch-Site).",
+    404: "There is no game of that id.",
+    409: "The game has moved on: `ply` is not the number of actions it holds; reload and "
+    "answer again.",
+    408: "The request's body was not sent in time (the limit `request_seconds`).",
+    413: "The request's body is larger than the server takes (the limit `body`).",
+    422: "The body (or a parameter) is not of the documented form.",
+    429: "Too many requests (of this kind) from this client: wait `Retry-After` seconds.",
+    503: "The database is away for a moment: try again after `Retry-After` seconds.",
+}
+
+
+def refusals(*statuses: int, switches_language: bool = False) -> dict[int | str, Any]:
+    """The ``responses`` of an API operation: the errors it answers with (422 too: our
+    body, not FastAPI's), the router's redirect of a game's address that ends in a slash
+    (one with a 404: a game id in the path), and for a GET the redirect a ``lang`` that
+    names a language gets (``LanguageMiddleware``)."""
+    everywhere = (408, 413, 422, 429, 503)  # what any request may meet
+    found: dict[int | str, Any] = {
+        status: {"model": ErrorBody, "description": REFUSALS[status]}
+        for status in (*statuses, *everywhere)
+    }
+    if 404 in statuses:
+        found[307] = {"description": "The address ends in a slash: the same one without it."}
+    if switches_language:
+        found[303] = {
+            "description": "`lang` names a language: the same address without it, the "
+            "choice kept in a cookie."
+        }
+    return found
+
+
+def seat_header(
+    x_boardlab_seat: Annotated[
+        str | None,
+        Header(description="The secret of the seat to act for (a program's seat cookie)."),
+    ] = None,
+) -> None:
+    """Puts the seat header in the OpenAPI description; ``viewer_of`` reads it."""
+
+
+#: The operations on one game: reading it, changing it (as a seat), and the seat header
+#: of those that act for one.
+READ = refusals(400, 404, switches_language=True)
+CHANGE = refusals(400, 403, 404, 409)
+SEATED = [Depends(seat_header)]
+
+
+def download_of(media: str, kind: str) -> dict[str, Any]:
+    """The OpenAPI answer of a record download: a file of ``media``, a JSON ``kind``."""
+    return {
+        "description": "The game record, as a file to save.",
+        "content": {media: {"schema": {"type": kind}}},
+    }
+
+
+@router.get("/games", responses=refusals(400, switches_language=True))
+async def catalogue() -> list[dict[str, Any]]:
+    """Every game with its options and the levels of its AI."""
+    return [pages.describe_game(game_id) for game_id in boardlab.game_ids()]
+
+
+@router.get("/games/{game_id}", responses=READ, dependencies=SEATED)
+async def state(request: Request, game_id: str) -> dict[str, Any]:
+    """The game as a page shows it: board, legal actions, moves, result; ``you`` are
+    the seats the asker holds (its cookie or ``X-Boardlab-Seat`` header)."""
+    return await service_of(request).state(game_id, viewer_of(request, game_id))
+
+
+@router.post("/games/{game_id}/play", responses=CHANGE, dependencies=SEATED)
+async def play(request: Request, game_id: str, body: PlayRequest) -> dict[str, Any]:
+    """Play an action (its string) as the answer to action number ``ply``, for the
+    seat the asker holds."""
+    viewer = viewer_of(request, game_id)
+    return await service_of(request).play(game_id, body.action, body.ply, viewer)
+
+
+@router.post("/games/{game_id}/undo", responses=CHANGE, dependencies=SEATED)
+async def undo(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
+    """Take back the latest turn a person played, with the AI's replies."""
+    return await service_of(request).undo(game_id, body.ply, viewer_of(request, game_id))
+
+
+@router.post("/games/{game_id}/resign", responses=CHANGE, dependencies=SEATED)
+async def resign(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
+    return await service_of(request).resign(game_id, body.ply, viewer_of(request, game_id))
+
+
+@router.post("/games/{game_id}/draw", responses=CHANGE, dependencies=SEATED)
+async def draw(request: Request, game_id: str, body: DrawRequest) -> dict[str, Any]:
+    """Offer a draw, or accept or decline the opponent's offer (online games)."""
+    viewer = viewer_of(request, game_id)
+    return await service_of(request).draw(game_id, body.ply, body.answer, viewer)
+
+
+@router.post(
+    "/games/{game_id}/rematch",
+    responses=refusals(400, 403, 404),
+    dependencies=SEATED,
+)
+async def rematch(request: Request, game_id: str) -> dict[str, str]:
+    """The rematch of a finished game (made on the first request): its id. The
+    asker's secret acts for its seat there too."""
+    return {"id": await service_of(request).rematch(game_id, viewer_of(request, game_id))}
+
+
+@router.post("/games/{game_id}/hint", responses=CHANGE, dependencies=SEATED)
+async def hint(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
+    """The AI's suggestion for the player to act, with its evaluation."""
+    return await service_of(request).hint(game_id, body.ply, viewer_of(request, game_id))
+
+
+@router.get("/games/{game_id}/review", responses=READ)
+async def review(request: Request, game_id: str) -> dict[str, Any]:
+    """The AI's review of every action; ``running`` until it is ready."""
+    return await service_of(request).review(game_id)
+
+
+@router.get("/games/{game_id}/positions", responses=READ)
+async def positions(
+    request: Request,
+    game_id: str,
+    start: Annotated[
+        int, Query(ge=0, description="The first position: 0 the start, p after action p.")
+    ] = 0,
+    count: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=pages.MOST_POSITIONS,
+            description=f"How many positions, at most {pages.MOST_POSITIONS}.",
+        ),
+    ] = pages.MOST_POSITIONS,
+) -> dict[str, Any]:
+    """The boards of positions ``start`` to ``start + count - 1`` (fewer at the end
+    of the game) as the review page shows them, each with its ``ply``, the SVG, the
+    notes of the action that led to it, the tallies, what is due and who is to act;
+    ``positions``: how many the game has. A ``start`` past the end is a 400."""
+    _stored, record = await service_of(request).load(game_id)
+    return await asyncio.to_thread(pages.review_positions, record, start, count)
+
+
+@router.get(
+    "/games/{game_id}/record.txt",
+    response_class=Response,
+    responses={200: download_of("text/plain", "string"), **READ},
+)
+async def record_text(request: Request, game_id: str) -> Response:
+    stored, record = await service_of(request).load(game_id)
+    text = await asyncio.to_thread(record.to_text)
+    return download(text, f"{stored.game}-{game_id}.txt", "text/plain")
+
+
+@router.get(
+    "/games/{game_id}/record.json",
+    response_class=Response,
+    responses={200: download_of("application/json", "object"), **READ},
+)
+async def record_json(request: Request, game_id: str) -> Response:
+    stored, record = await service_of(request).load(game_id)
+    text = await asyncio.to_thread(record.to_json)
+    return download(text, f"{stored.game}-{game_id}.json", "application/json")
+
+
+def download(text: str, filename: str, media: str) -> Response:
+    return Response(
+        text,
+        media_type=f"{media}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

@@ -1,0 +1,241 @@
+"""The pages a browser opens, rendered on the server: the home page, a new game's form,
+a game, an invitation, the lobby, a review, the rules, a player's games, an upload."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Request, UploadFile
+from fastapi.responses import HTMLResponse, Response
+
+import boardlab
+from boardlab.core.errors import BoardlabError, clipped
+from boardlab.core.i18n import _, language
+from boardlab.core.record import AGREEMENT, GameRecord, decode_record_text
+from boardlab.web import pages
+from boardlab.web.clock import new_clock
+from boardlab.web.data import HUMAN, NotFound, RequestError, Viewer, key_of, new_secret
+from boardlab.web.deps import (
+    INVITATION,
+    browser_id,
+    hold,
+    keep,
+    links,
+    page,
+    redirect,
+    remember,
+    service_of,
+    site_of,
+    viewer_of,
+)
+from boardlab.web.talk import check_name
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request) -> Response:
+    mine = await asyncio.to_thread(site_of(request).store.games_of, browser_id(request), 6)
+    return page(request, "home.html", mine=pages.game_list(mine))
+
+
+@router.get("/new/{game_id}", response_class=HTMLResponse)
+async def new_game_page(request: Request, game_id: str) -> Response:
+    form = pages.NewGameForm.empty(game_id)
+    return page(request, "new.html", form=form)
+
+
+@router.post("/new/{game_id}")
+async def new_game(request: Request, game_id: str) -> Response:
+    site = site_of(request)
+    site.count_creation(request)
+    values = await request.form()
+    form = pages.NewGameForm.empty(game_id)
+    try:
+        setup = form.read({k: v for k, v in values.items() if isinstance(v, str)})
+        name = check_name(values.get("name"))
+        site.check_length(boardlab.new_game(game_id, **setup.options))
+    except BoardlabError as error:
+        form.error = str(error)
+        return page(request, "new.html", 400, form=form)
+    secret, invitation = new_secret(), new_secret()
+    keys: list[str | None] = [None, None]
+    for seat in setup.mine:
+        keys[seat] = key_of(secret)
+    if setup.open_seat is not None:
+        keys[setup.open_seat] = key_of(invitation)
+    new_id = await asyncio.to_thread(
+        lambda: site.store.create(
+            game_id,
+            setup.options,
+            setup.seats,
+            browser_id(request),
+            seat_keys=keys,
+            open_seat=setup.open_seat,
+            listed=setup.listed,
+            clock=None if setup.clock is None else new_clock(*setup.clock),
+            names=[name if [k] == setup.mine else None for k in (0, 1)],
+        )
+    )
+    site.service.wake(new_id)
+    response = redirect(request, f"/play/{new_id}")
+    hold(request, response, new_id, secret)
+    remember(request, response, name)
+    if setup.open_seat is not None:
+        keep(request, response, INVITATION, new_id, invitation)
+    return response
+
+
+@router.get("/play/{game_id}", response_class=HTMLResponse)
+async def play_page(request: Request, game_id: str) -> Response:
+    viewer = viewer_of(request, game_id)
+    room = await service_of(request).room(game_id)
+    state = room.state(language(), viewer)
+    state.update(links(request, room.stored, viewer))
+    return page(request, "play.html", state=state)
+
+
+@router.get("/seat/{game_id}/{secret}")
+async def seat_link(request: Request, game_id: str, secret: str) -> Response:
+    """A player's own link: it holds the seat in this browser too (another device, a
+    cleared cookie) and opens the game."""
+    stored, _record = await service_of(request).load(game_id)
+    if not Viewer((secret,)).seats(stored) or stored.seat_keys is None:
+        raise NotFound(_("this seat link is not valid for game {game!r}").format(game=game_id))
+    response = redirect(request, f"/play/{game_id}")
+    hold(request, response, game_id, secret)
+    return response
+
+
+@router.get("/join/{game_id}/{secret}", response_class=HTMLResponse)
+async def join_page(request: Request, game_id: str, secret: str) -> Response:
+    """An invitation: the game and a button that takes the seat (a GET never does:
+    link previews would take it)."""
+    room = await service_of(request).room(game_id)
+    stored = room.stored
+    state = room.state(language(), viewer_of(request, game_id))
+    invited = stored.open_seat is not None and stored.seat_keys is not None
+    valid = invited and stored.seat_keys[stored.open_seat] == key_of(secret)  # type: ignore[index]
+    return page(request, "join.html", state=state, valid=valid, action=request.url.path)
+
+
+@router.post("/join/{game_id}/{secret}")
+async def join(request: Request, game_id: str, secret: str) -> Response:
+    return await take_seat(request, game_id, secret)
+
+
+@router.post("/rematch/{game_id}")
+async def rematch_page(request: Request, game_id: str) -> Response:
+    """Open the rematch (making it if the opponent has not yet), seated."""
+    viewer = viewer_of(request, game_id)
+    service = service_of(request)
+    new_id = await service.rematch(
+        game_id, viewer, lambda: site_of(request).count_creation(request)
+    )
+    response = redirect(request, f"/play/{new_id}")
+    stored, _record = await service.load(game_id)
+    for secret in viewer.secrets:
+        if Viewer((secret,)).seats(stored):
+            hold(request, response, new_id, secret)
+            break
+    return response
+
+
+@router.get("/lobby", response_class=HTMLResponse)
+async def lobby_page(request: Request) -> Response:
+    waiting = await asyncio.to_thread(site_of(request).store.lobby)
+    return page(request, "lobby.html", waiting=pages.lobby_list(waiting))
+
+
+@router.post("/lobby/{game_id}")
+async def join_from_lobby(request: Request, game_id: str) -> Response:
+    """Take the open seat of a game in the lobby (one click)."""
+    return await take_seat(request, game_id, None)
+
+
+async def take_seat(request: Request, game_id: str, invitation: str | None) -> Response:
+    """Seat the asker in the game's open seat, by the ``invitation``'s secret or from
+    the lobby (None), named as the form says. The seat gets a secret of its own: the
+    invitation is used up, and whoever else saw its link (its maker, a chat it went
+    through) acts for nobody."""
+    name = check_name((await request.form()).get("name"))
+    secret = new_secret()
+    invited = None if invitation is None else key_of(invitation)
+    await service_of(request).take_seat(
+        game_id, key_of(secret), invited, name, viewer_of(request, game_id)
+    )
+    response = redirect(request, f"/play/{game_id}")
+    hold(request, response, game_id, secret)
+    remember(request, response, name)
+    return response
+
+
+@router.get("/review/{game_id}", response_class=HTMLResponse)
+async def review_page(request: Request, game_id: str) -> Response:
+    """The game and its move list; the page asks for the boards it shows
+    (``positions``): all of a long game's boards ran to gigabytes."""
+    room = await service_of(request).room(game_id)
+    state = await asyncio.to_thread(room.state, language(), Viewer())
+    return page(request, "review.html", state=state, positions=state["ply"] + 1)
+
+
+@router.get("/rules/{game_id}", response_class=HTMLResponse)
+async def rules_page(request: Request, game_id: str) -> Response:
+    return page(request, "rules.html", rules=pages.rules(game_id))
+
+
+@router.get("/games", response_class=HTMLResponse)
+async def my_games(request: Request) -> Response:
+    mine = await asyncio.to_thread(site_of(request).store.games_of, browser_id(request))
+    return page(request, "games.html", mine=pages.game_list(mine))
+
+
+@router.post("/upload")
+async def upload(request: Request, record: UploadFile) -> Response:
+    """Keep an uploaded record to review, and to go on with if it is unfinished: its
+    seats are the uploader's alone, as in a game on one screen."""
+    site = site_of(request)
+    site.count_upload(request)
+    name = clipped(record.filename or _("the upload"))
+    text = await read_upload(record, name)
+    try:  # a replay of up to ``limits.actions`` actions: beside the event loop
+        loaded = await asyncio.to_thread(GameRecord.read, text, most=site.limits.actions)
+        site.check_length(loaded.game)
+    except BoardlabError as error:
+        raise RequestError(f"{name}: {error}") from None
+    start = loaded.start
+    secret = new_secret()
+    new_id = await asyncio.to_thread(
+        lambda: site.store.create(
+            loaded.game.id,
+            dict(loaded.game.non_default_options()),
+            [HUMAN, HUMAN],
+            browser_id(request),
+            None if start == loaded.game.initial() else start.position_string(),
+            dict(loaded.headers),
+            loaded.action_strings(),
+            loaded.resigned,
+            loaded.result(),
+            seat_keys=[key_of(secret), key_of(secret)],
+            ending=loaded.resign_reason
+            if loaded.resigned is not None
+            else (AGREEMENT if loaded.agreed else None),
+        )
+    )
+    response = redirect(request, f"/review/{new_id}")
+    hold(request, response, new_id, secret)
+    return response
+
+
+async def read_upload(upload: UploadFile, name: str) -> str:
+    """The text of an uploaded record (its size already bounded by ``Limits.body``), read
+    as every reader of records reads one (``decode_record_text``)."""
+    data = await upload.read()
+    if not data.strip():
+        raise RequestError(
+            _("{name} is empty: expected a game record (text or JSON)").format(name=name)
+        )
+    try:
+        return decode_record_text(data, name)
+    except BoardlabError as error:
+        raise RequestError(str(error)) from None
