@@ -138,6 +138,10 @@ def serve(
         workers=workers,
         log_level="warning",
         ws_max_size=1 << 16,
+        # a change is encoded once and the same text goes to every page: compressed, it
+        # would be compressed again for each connection (a thousand spectators, a
+        # thousand times)
+        ws_per_message_deflate=False,
         http=GuardedHTTP,
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies or "",
