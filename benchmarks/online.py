@@ -854,6 +854,8 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
         if favoured:
             os.setpriority(os.PRIO_PROCESS, 0, 0)
         server.stop()
+        if server.log.exists():  # kept beside the results: what the server said
+            shutil.copy(server.log, Path(args.out).with_name(f"online-{name}-server.log"))
     held = [r["games"] for r in rows if r["p99_ms"] < 1000 * TARGET and r["errors"] == 0]
     return {
         "database": name,

@@ -796,3 +796,39 @@ def test_a_stalled_page_holds_up_no_other(tmp_path: Any) -> None:
     kinds = [json.loads(text)["type"] for text in heard]
     assert kinds == ["welcome", "state", "state", "state", "state"]
     assert [json.loads(text)["v"] for text in heard[1:]] == [0, 1, 2, 3]
+
+
+def test_actions_of_many_games_are_stored_together_and_refused_alone(tmp_path: Any) -> None:
+    """Group commit: the actions that come while one transaction is written go in the
+    next, all in one; each waits for its own; a stale one is refused while the others
+    of its transaction are stored."""
+    import asyncio
+
+    from boardlab.web.data import Append, Conflict
+    from boardlab.web.service import GroupCommit
+    from boardlab.web.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
+    games = [
+        store.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+        for _ in range(6)
+    ]
+    batches: list[int] = []
+
+    def store_many(items: list[Append]) -> Any:
+        batches.append(len(items))
+        return store.append_many(items)
+
+    async def main() -> list[Any]:
+        writer = GroupCommit(store_many)
+        first = asyncio.create_task(writer.append(Append(games[0], 0, "s1", "*")))
+        await asyncio.sleep(0)  # the first transaction begins with the first action alone
+        rest = [writer.append(Append(game, 0, "s1", "*")) for game in games[1:]]
+        stale = writer.append(Append(games[0], 0, "s2", "*"))  # ply 0 is taken by then
+        return await asyncio.gather(first, *rest, stale, return_exceptions=True)
+
+    answers = asyncio.run(main())
+    assert batches == [1, 6]
+    assert answers[:6] == [1] * 6  # each game's revision after its action
+    assert isinstance(answers[6], Conflict)
+    assert all(store.load(game).actions == ("s1",) for game in games)

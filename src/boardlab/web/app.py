@@ -52,23 +52,28 @@ def create_app(
     limits: Limits | None = None,
     secure_cookies: bool = False,
     upgrade: bool = True,
+    server: bool = False,
 ) -> FastAPI:
     """The app on the database at URL ``db`` (SQLite in the user data directory by
     default), its agents searching in ``workers`` processes, each client held to
     ``limits``; ``secure_cookies``: every cookie Secure (the site is HTTPS only);
-    ``upgrade``: the database's schema brought to the newest first (else checked)."""
+    ``upgrade``: the database's schema brought to the newest first (else checked);
+    ``server``: the app is a server process's own (it keeps the process steady:
+    ``GameService.keep_steady``)."""
     limits = limits or Limits()
     store = Store(db, upgrade)
     service = GameService(store, workers, limits.searches)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        listening = asyncio.create_task(service.listen()) if store.announces else None
+        beside = [asyncio.create_task(service.listen())] if store.announces else []
+        if server:
+            beside.append(asyncio.create_task(service.keep_steady()))
         yield
-        if listening is not None:
-            listening.cancel()
+        for task in beside:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await listening  # its connection closed before the loop ends
+                await task  # a listening connection closed before the loop ends
         await service.close()
         store.engine.dispose()  # its connections back to the database now
 
@@ -154,6 +159,7 @@ def app_from_environment() -> FastAPI:
         Limits.from_environment(),
         secure_cookies=bool(os.environ.get("BOARDLAB_SECURE_COOKIES")),
         upgrade=False,  # ``serve`` upgraded it once, before its processes started
+        server=True,
     )
 
 

@@ -125,6 +125,7 @@ class Site:
 
 def new_templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.auto_reload = False  # the templates are the package's: read once
     templates.env.globals["games"] = pages.catalogue
     templates.env.filters["prose"] = pages.prose
     templates.env.add_extension("jinja2.ext.i18n")
