@@ -191,7 +191,8 @@ class GameService:
             room = await asyncio.shield(loading)
         room.touched = time.monotonic()
         if room.out_of_time():
-            await self._changing(room, self._flag, room)
+            with contextlib.suppress(StaleError):  # another process ended it first
+                await self._changing(room, self._flag, room)
         return room
 
     async def _open(self, game_id: str) -> Room:
@@ -227,9 +228,6 @@ class GameService:
     async def state(self, game_id: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Everything a game page shows, as JSON, for ``viewer``."""
         room = await self.room(game_id)
-        return room.state(language(), viewer)
-
-    def describe(self, room: Room, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         return room.state(language(), viewer)
 
     # ------------------------------------------------------------------ changing a room
