@@ -695,3 +695,19 @@ def test_the_schema_is_upgraded_once_and_checked_by_the_servers_processes(
     assert main(["db", "status", "--db", unreachable]) == 2
     said = capsys.readouterr().err
     assert "cannot open the database" in said and "Traceback" not in said
+
+
+def test_sqlite_log_is_copied_into_the_database_beside_the_writers(tmp_path: Any) -> None:
+    """The server's checkpoint: outside any transaction, it copies every frame of the
+    write-ahead log while nothing else writes (a commit need not)."""
+    from boardlab.web.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
+    for _ in range(5):
+        store.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+    found = store.checkpoint()
+    assert found is not None
+    frames, copied = found
+    assert frames > 0 and copied == frames
+    assert store.away_since is None  # no outage was said
+    store.engine.dispose()

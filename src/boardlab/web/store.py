@@ -227,13 +227,22 @@ class Store:
         #: since when the database has been away (monotonic seconds), None while it answers
         self.away_since: float | None = None
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> tuple[int, int] | None:
         """Copy SQLite's write-ahead log into the database without holding up a writer
-        (a passive checkpoint, on a connection of its own): done by the server every
-        second, so that no commit has to (its disk syncs made a commit wait 300 ms)."""
-        if self.engine.dialect.name == "sqlite":
-            with self._reachable(), self.engine.connect() as connection:
-                connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+        (a passive checkpoint, on a connection of its own and outside any transaction):
+        done by the server every second, so that no commit has to (its disk syncs made
+        a commit wait 300 ms). The frames in the log and those copied (None: not
+        SQLite)."""
+        if self.engine.dialect.name != "sqlite":
+            return None
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            _busy, frames, copied = cursor.fetchall()[0]  # a checkpoint answers one row
+            return int(frames), int(copied)
+        finally:
+            connection.close()
 
     def listen_url(self) -> str:
         """The database as psycopg connects to it, to listen for announcements."""
