@@ -7,8 +7,9 @@ agent's turn. Every change to the game goes through its room, one at a time (``l
 and becomes an event with a version number (the game's revision in the database), sent
 to every page as text encoded once per language: a thousand spectators cost one
 description and one encoding, not a thousand. A page that comes back with the last
-version it saw is sent the events it missed, or the whole state when they are no
-longer kept.
+version it saw is sent what changed since (the game as it stands, the move list from
+the first turn the missed events changed), or the whole state when they are no longer
+kept.
 
 Nothing here knows HTTP or the database: the service (``service.py``) loads rooms,
 stores their changes and hands them pages; ``describe`` is what a page shows.
