@@ -194,9 +194,7 @@ async def positions(
     responses={200: download_of("text/plain", "string"), **READ},
 )
 async def record_text(request: Request, game_id: str) -> Response:
-    stored, record = await service_of(request).load(game_id)
-    text = await asyncio.to_thread(record.to_text)
-    return download(text, f"{stored.game}-{game_id}.txt", "text/plain")
+    return await record_file(request, game_id, "txt")
 
 
 @router.get(
@@ -205,9 +203,15 @@ async def record_text(request: Request, game_id: str) -> Response:
     responses={200: download_of("application/json", "object"), **READ},
 )
 async def record_json(request: Request, game_id: str) -> Response:
+    return await record_file(request, game_id, "json")
+
+
+async def record_file(request: Request, game_id: str, kind: str) -> Response:
+    """The game's record as a file to save: ``txt`` (the text format) or ``json``."""
     stored, record = await service_of(request).load(game_id)
-    text = await asyncio.to_thread(record.to_json)
-    return download(text, f"{stored.game}-{game_id}.json", "application/json")
+    text = await asyncio.to_thread(record.to_text if kind == "txt" else record.to_json)
+    media = "text/plain" if kind == "txt" else "application/json"
+    return download(text, f"{stored.game}-{game_id}.{kind}", media)
 
 
 def download(text: str, filename: str, media: str) -> Response:
