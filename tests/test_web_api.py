@@ -15,6 +15,7 @@ from markupsafe import escape
 
 import boardlab
 from boardlab.core.record import GameRecord
+from boardlab.web.rooms import changed_lines
 from web_support import SMALL, TESTING, client, new_game, settled
 
 GAMES = boardlab.game_ids()
@@ -451,6 +452,55 @@ def test_a_page_that_comes_back_gets_only_what_it_missed(http: Any) -> None:
         assert whole["state"]["moves_from"] == 0 and whole["state"]["moves"] == state["moves"]
     with http.websocket_connect(f"/ws/games/{game_id}?since=x") as socket:
         assert "bad since 'x'" in socket.receive_json()["message"]
+
+
+@pytest.mark.parametrize("game", boardlab.game_ids())
+def test_a_page_is_sent_only_the_lines_of_the_board_that_changed(http: Any, game: str) -> None:
+    """After its first state a page is sent the board as the lines that changed since
+    the version it holds, in its own language; patched, it is the board the API draws.
+    A page further behind is sent the whole board."""
+    game_id = new_game(http, game)
+    rng = random.Random(game)
+    pages = {
+        lang: http.websocket_connect(f"/ws/games/{game_id}", headers={"accept-language": lang})
+        for lang in ("en", "de")
+    }
+    boards = {}
+    with pages["en"] as english, pages["de"] as german:
+        for lang, socket in (("en", english), ("de", german)):
+            assert socket.receive_json()["type"] == "welcome"
+            boards[lang] = socket.receive_json()["state"]["svg"]
+        assert boards["en"] != boards["de"]  # the board's words are the page's own
+        state = http.get(f"/api/games/{game_id}").json()
+        for _ in range(12):
+            if state["outcome"] is not None:
+                break
+            action = rng.choice(state["legal"])["action"]
+            http.post(f"/api/games/{game_id}/play", json={"action": action, "ply": state["ply"]})
+            for lang, socket in (("en", english), ("de", german)):
+                pushed = socket.receive_json()["state"]
+                assert "svg" not in pushed and pushed["svg_base"] == pushed["revision"] - 1
+                lines = boards[lang].split("\n")
+                assert 0 < len(pushed["svg_lines"]) < len(lines)
+                for k, line in pushed["svg_lines"].items():
+                    lines[int(k)] = line
+                boards[lang] = "\n".join(lines)
+                drawn = http.get(f"/api/games/{game_id}", headers={"accept-language": lang})
+                assert boards[lang] == drawn.json()["svg"]
+            state = http.get(f"/api/games/{game_id}").json()
+    version = state["revision"]
+    with http.websocket_connect(f"/ws/games/{game_id}?since={version - 1}") as socket:
+        socket.receive_json()
+        assert socket.receive_json()["state"]["svg_base"] == version - 1
+    with http.websocket_connect(f"/ws/games/{game_id}?since={version - 2}") as socket:
+        socket.receive_json()
+        assert socket.receive_json()["state"]["svg"] == boards["en"]
+
+
+def test_board_lines_that_changed_rebuild_the_board() -> None:
+    assert changed_lines("a\nb\nc", "a\nB\nc") == {1: "B"}
+    assert changed_lines("a\nb", "a\nb") == {}
+    assert changed_lines("a\nb", "a\nb\nc") is None  # a board of another shape: sent whole
 
 
 def test_a_socket_for_an_unknown_game_says_so(http: Any) -> None:

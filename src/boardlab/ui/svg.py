@@ -55,7 +55,8 @@ def board_svg(
     title: str = "",
 ) -> str:
     """The board as an SVG document (a string), ``marked`` places outlined, ``targets``
-    dotted."""
+    dotted. Each place is one line of it, so a page can be sent only the lines of the
+    places that changed."""
     widths = column_widths(board)
     left = [sum(widths[:x]) for x in range(board.width + 1)]
     height = CELL * board.height
@@ -125,7 +126,7 @@ def _place(
     if target:  # in the corner, clear of what stands on the place
         out.append(f'<circle class="target" cx="{x + w - 13}" cy="{y + 13}" r="6" fill="#2e7d32"/>')
     out.append("</g>")
-    return "\n".join(out)
+    return "".join(out)
 
 
 def _pieces(game: Game[Any], place: Place, x: int, cx: float, cy: float) -> list[str]:

@@ -54,10 +54,11 @@ class Watcher:
 
 @dataclass(frozen=True)
 class Event:
-    """A change to the game: its version and the first turn of the move list it
-    changed (what a page that missed it must be sent again)."""
+    """A change to the game: its version, the version it follows, and the first turn of
+    the move list it changed (what a page that missed it must be sent again)."""
 
     version: int
+    follows: int
     moves_from: int
 
 
@@ -82,7 +83,11 @@ class Room:
     described: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: the messages of the current version, by language and first turn of the move list,
     #: with when each was made (one with a running clock is made again after a moment)
-    texts: dict[tuple[str, int], tuple[float, str]] = field(default_factory=dict)
+    texts: dict[tuple[str, int, bool], tuple[float, str]] = field(default_factory=dict)
+    #: the boards of the version before (``board_base``), by language: a page that holds
+    #: one is sent only the lines of the board that changed
+    boards_before: dict[str, str] = field(default_factory=dict)
+    board_base: int | None = None
     #: the move list at the current version (language-free)
     moves: list[dict[str, Any]] = field(default_factory=list)
     events: collections.deque[Event] = field(
@@ -116,6 +121,8 @@ class Room:
     def change(self, stored: StoredGame, record: GameRecord) -> Event:
         """The game as it now stands (stored, at a new version): the event that tells
         it, kept for pages that come back."""
+        self.boards_before = {lang: seen["svg"] for lang, seen in self.described.items()}
+        self.board_base = self.version
         self.stored, self.record = stored, record
         self.described.clear()
         self.texts.clear()
@@ -123,7 +130,7 @@ class Room:
         same = 0
         while same < min(len(before), len(self.moves)) and before[same] == self.moves[same]:
             same += 1
-        event = Event(stored.revision, same)
+        event = Event(stored.revision, self.board_base, same)
         self.events.append(event)
         return event
 
@@ -169,28 +176,35 @@ class Room:
                 **personal(self.stored, self.record, viewer),
             }
 
-    def message(self, lang: str, moves_from: int = 0) -> str:
-        """The JSON text of the game at its version for pages in ``lang``, the move list
-        from turn ``moves_from`` (0: the whole state): the same text for every page,
-        whatever seats it holds (a page knows its own from ``welcome``), made once (once
-        a moment while a clock runs down)."""
+    def message(self, lang: str, moves_from: int = 0, since: int | None = None) -> str:
+        """The JSON text of the game at its version for pages in ``lang`` that hold
+        version ``since``: the move list from turn ``moves_from`` (0: the whole state),
+        and the board as the lines that changed when the page holds the version before
+        (``svg_lines``, by line number, with ``svg_base``; a board is some 15 KB, a move
+        changes a few of its places). The same text for every such page, whatever seats
+        it holds (a page knows its own from ``welcome``), made once (once a moment while
+        a clock runs down)."""
         now = time.monotonic()
-        made, text = self.texts.get((lang, moves_from), (0.0, ""))
+        patch = since is not None and since == self.board_base and lang in self.boards_before
+        made, text = self.texts.get((lang, moves_from, patch), (0.0, ""))
         if not text or (now - made > CLOCK_FRESH and self.time_left() is not None):
             with use_language(lang):
-                data = {
-                    "type": "state",
-                    "v": self.version,
-                    "state": {
-                        **self.shared(lang),
-                        "clock": clock_now(self.stored, self.record),
-                        "moves": self.moves[moves_from:],
-                        "moves_from": moves_from,
-                        **self.status(),
-                    },
+                state = {
+                    **self.shared(lang),
+                    "clock": clock_now(self.stored, self.record),
+                    "moves": self.moves[moves_from:],
+                    "moves_from": moves_from,
+                    **self.status(),
                 }
-            text = json.dumps(data, separators=(",", ":"))
-            self.texts[lang, moves_from] = (now, text)
+            if patch:
+                lines = changed_lines(self.boards_before[lang], state["svg"])
+                if lines is not None:
+                    del state["svg"]
+                    state.update(svg_lines=lines, svg_base=self.board_base)
+            text = json.dumps(
+                {"type": "state", "v": self.version, "state": state}, separators=(",", ":")
+            )
+            self.texts[lang, moves_from, patch] = (now, text)
         return text
 
     def missed(self, since: int | None, lang: str) -> list[str]:
@@ -207,7 +221,9 @@ class Room:
             and len(after) == self.version - since
             and after[0].version == since + 1
         )
-        return [self.message(lang, min(event.moves_from for event in after) if kept else 0)]
+        if not kept:
+            return [self.message(lang)]
+        return [self.message(lang, min(event.moves_from for event in after), since)]
 
     def players_watching(self) -> list[Listener]:
         """The pages of the game's players (who read its chat)."""
@@ -216,6 +232,15 @@ class Room:
             for listener, watcher in self.watchers.items()
             if watcher.viewer.seats(self.stored)
         ]
+
+
+def changed_lines(before: str, after: str) -> dict[int, str] | None:
+    """The lines of text ``after`` that differ from ``before``, by number (None when
+    their line counts differ): ``before`` with these lines replaced is ``after``."""
+    old, new = before.split("\n"), after.split("\n")
+    if len(old) != len(new):
+        return None
+    return {k: line for k, (was, line) in enumerate(zip(old, new, strict=True)) if was != line}
 
 
 def clock_now(stored: StoredGame, record: GameRecord) -> dict[str, Any] | None:

@@ -800,7 +800,8 @@ class GameService:
         """A change to every page watching the game, described and encoded once for
         each language they read."""
         for listener, watcher in list(room.watchers.items()):
-            self._deliver(room, listener, room.message(watcher.language, event.moves_from))
+            text = room.message(watcher.language, event.moves_from, event.follows)
+            self._deliver(room, listener, text)
 
     def _tell_status(self, room: Room) -> None:
         """The agent thinking or not, a player away or back, to every page."""

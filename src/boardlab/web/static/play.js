@@ -189,6 +189,18 @@ function show(next) {
       }
       next = { ...next, moves: state.moves.slice(0, next.moves_from).concat(next.moves) };
     }
+    if (next.svg_lines) {
+      // The board as the lines that changed since the version this page holds (an
+      // HTTP answer may have shown this version whole already).
+      const known = next.revision === state.revision;
+      if (!known && next.svg_base !== state.revision) {
+        reload();
+        return;
+      }
+      const lines = state.svg.split("\n");
+      if (!known) for (const [k, line] of Object.entries(next.svg_lines)) lines[k] = line;
+      next = { ...next, svg: lines.join("\n") };
+    }
     const same = (key) => JSON.stringify(next[key]) === JSON.stringify(state[key]);
     if (next.revision === state.revision && ["thinking", "trouble", "away"].every(same)) return;
     const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
