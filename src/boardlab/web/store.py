@@ -14,7 +14,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,10 +33,8 @@ from sqlalchemy import (
     delete,
     event,
     func,
-    insert,
     select,
     text,
-    update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import (
@@ -224,6 +222,15 @@ class Store:
         self._writing = threading.RLock() if sqlite else contextlib.nullcontext()
         #: whether changes are announced to the other server processes (PostgreSQL)
         self.announces = self.engine.dialect.name == "postgresql"
+        self._appending = Appending(self.engine.dialect)
+        # a lost database, as SQLAlchemy says it and as the driver does (``append_many``)
+        driver = self.engine.dialect.loaded_dbapi
+        self._lost: tuple[type[Exception], ...] = (
+            OperationalError,
+            InterfaceError,
+            driver.OperationalError,
+            driver.InterfaceError,
+        )
         #: since when the database has been away (monotonic seconds), None while it answers
         self.away_since: float | None = None
 
@@ -278,10 +285,10 @@ class Store:
         and once when it is back, whatever the number of requests in between."""
         try:
             yield
-        except (OperationalError, InterfaceError) as error:
+        except self._lost as error:
             if self.away_since is None:
                 self.away_since = time.monotonic()
-                why = str(error.orig or error).strip().splitlines()[0][:200]
+                why = str(getattr(error, "orig", None) or error).strip().splitlines()[0][:200]
                 log.warning("the database is away (%s): requests get 503 until it is back", why)
             raise DatabaseAway(
                 _("the database is away for a moment: try again in a few seconds")
@@ -369,64 +376,45 @@ class Store:
     def append_many(self, appends: Sequence[Append]) -> list[int | BoardlabError]:
         """Store the actions of many games in one transaction (group commit: one disk
         sync for all): for each, the game's revision after it, or the error that
-        refused it (stale, no such game) while the others are stored."""
+        refused it (stale, no such game) while the others are stored. The statements go
+        to the driver as they are (``Appending``): an action is the server's most
+        frequent write."""
         answers: dict[int, int | BoardlabError] = {}
+        sql = self._appending
         # in the order of their games, so that two processes' batches never wait for
         # each other's rows in a circle
         order = sorted(range(len(appends)), key=lambda k: appends[k].game_id)
         with self._reachable(), self._writing, self.engine.begin() as connection:
-            moment = now()
+            cursor = connection.connection.cursor()
+            moment = sql.moment(now())
             for k in order:
                 item = appends[k]
                 if not possible_id(item.game_id):
                     answers[k] = no_game(item.game_id)
                     continue
-                values: dict[str, Any] = {
-                    "length": item.ply + 1,
-                    "result": item.result,
-                    "draw_offer": None,
-                    "updated": moment,
-                    "revision": GameRow.revision + 1,
-                }
-                if item.clock is not None:
-                    values["clock"] = item.clock
-                revision = connection.execute(
-                    update(GameRow)
-                    .where(
-                        GameRow.id == item.game_id,
-                        GameRow.length == item.ply,
-                        GameRow.resigned.is_(None),
-                        GameRow.ending.is_(None),
-                    )
-                    .values(values)
-                    .returning(GameRow.revision)
-                ).scalar()
-                if revision is None:
-                    length = connection.execute(
-                        select(GameRow.length).where(GameRow.id == item.game_id)
-                    ).scalar()
+                clock = () if item.clock is None else (sql.clock(item.clock),)
+                cursor.execute(
+                    sql.update_with_clock if clock else sql.update,
+                    (item.ply + 1, item.result, moment, *clock, item.game_id, item.ply),
+                )
+                found = cursor.fetchone()
+                if found is None:
+                    cursor.execute(sql.length, (item.game_id,))
+                    length = cursor.fetchone()
                     answers[k] = (
                         no_game(item.game_id)
                         if length is None
-                        else Conflict(stale_message(length, item.ply))
+                        else Conflict(stale_message(length[0], item.ply))
                     )
                     continue
-                connection.execute(
-                    insert(ActionRow).values(
-                        game_id=item.game_id, ply=item.ply, action=item.action, played=moment
-                    )
-                )
+                revision = int(found[0])
+                cursor.execute(sql.insert, (item.game_id, item.ply, item.action, moment))
                 if self.announces:
-                    connection.execute(
-                        text("SELECT pg_notify(:channel, :payload)"),
-                        {
-                            "channel": CHANNEL,
-                            "payload": announcement(
-                                item.game_id, revision, item.action, item.clock
-                            ),
-                        },
-                    )
+                    payload = announcement(item.game_id, revision, item.action, item.clock)
+                    cursor.execute(sql.notify, (CHANNEL, payload))
+                    cursor.fetchall()
                 answers[k] = revision
+            cursor.close()
         return [answers[k] for k in range(len(appends))]
 
     def truncate(self, game_id: str, ply: int, length: int) -> int:
@@ -638,6 +626,33 @@ def announcement(
             data["a"] = action
             data["c"] = clock
     return json.dumps(data)
+
+
+class Appending:
+    """An action's statements in the driver's own terms, made once for a database: the
+    game's row (only if it still has the actions the player saw, and goes on) and the
+    action's. Values go through the columns' own conversions, as SQLAlchemy's would."""
+
+    def __init__(self, dialect: Any) -> None:
+        mark = "?" if dialect.paramstyle == "qmark" else "%s"
+        check = f"WHERE id = {mark} AND length = {mark} AND resigned IS NULL AND ending IS NULL"
+        setting = f"length = {mark}, result = {mark}, draw_offer = NULL, updated = {mark}"
+        ending = "revision = revision + 1 " + check + " RETURNING revision"
+        self.update = f"UPDATE games SET {setting}, {ending}"
+        self.update_with_clock = f"UPDATE games SET {setting}, clock = {mark}, {ending}"
+        self.length = f"SELECT length FROM games WHERE id = {mark}"
+        values = ", ".join([mark] * 4)
+        self.insert = f"INSERT INTO actions (game_id, ply, action, played) VALUES ({values})"
+        self.notify = f"SELECT pg_notify({mark}, {mark})"
+        columns = GameRow.__table__.c
+        self.moment = _converter(columns.updated.type, dialect)
+        self.clock = _converter(columns.clock.type, dialect)
+
+
+def _converter(kind: Any, dialect: Any) -> Callable[[Any], Any]:
+    """How a column of type ``kind`` gives the driver a value."""
+    process = kind.dialect_impl(dialect).bind_processor(dialect)
+    return process or (lambda value: value)
 
 
 def safe_url(url: str) -> str:
