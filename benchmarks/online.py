@@ -33,6 +33,10 @@ Measured per step of the curve over G (the games of a step carry on into the nex
 * errors of every kind: a non-200 answer where 200 (or a 303) was due, a refused action,
   a dropped socket, a broadcast that never came (30 s), a timeout; a game with an error
   is abandoned and replaced, so its error is counted once;
+* how late the server's clock lets a flag fall under the load: with each step, ten
+  more games on a one-minute clock whose second player never acts (``flag_probe``);
+  from when its time ran out, as its page works it out from the clock it was sent,
+  until the page holds the game lost on time;
 * the server's memory: RSS summed over its processes (uvicorn's supervisor and workers),
   the growth over the idle server per game, and the slope between steps; on PostgreSQL
   the database's memory too (PSS, shared buffers shared fairly between its processes);
@@ -92,6 +96,8 @@ TIMEOUT = 30.0
 CREATIONS_A_MINUTE = 29
 #: The page pings its socket this often (play.js).
 PING_EVERY = 25.0
+#: Games on a one-minute clock started with each step whose flag falls under its load.
+FLAG_PROBES = 10
 #: Game setups at once while the number of games grows.
 SETUPS_AT_ONCE = 16
 #: uvicorn closes a keep-alive connection idle for 5 s: ours are dropped sooner.
@@ -250,13 +256,16 @@ class Side:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     #: the seats the page holds (its socket's welcome)
     you: tuple[int, ...] = ()
+    #: when the page received its newest state
+    received: float = 0.0
 
     def cookie_header(self) -> str:
         return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
 
-    def take(self, state: dict[str, Any]) -> None:
+    def take(self, state: dict[str, Any], now: float) -> None:
         if self.state is None or state["revision"] >= self.state["revision"]:
             self.state = slim(state, self.you)
+            self.received = now
             self.changed.set()
 
 
@@ -270,8 +279,9 @@ def slim(state: dict[str, Any], you: tuple[int, ...]) -> dict[str, Any]:
         "revision": state["revision"],
         "to_act": to_act,
         "you_act": to_act is not None and to_act in you and state["open_seat"] is None,
-        "outcome": None if state["outcome"] is None else True,
+        "outcome": None if state["outcome"] is None else state["outcome"]["reason"],
         "legal": [entry["action"] for entry in state["legal"]],
+        "clock": None if state["clock"] is None else state["clock"]["left"],
     }
 
 
@@ -354,6 +364,8 @@ class Load:
         self.other_messages: collections.Counter[str] = collections.Counter()
         self.stopping = False
         self.lags: list[tuple[float, float]] = []
+        #: flags that fell: (when the time ran out, seconds until the page held the loss)
+        self.flags: list[tuple[float, float]] = []
         #: the generator's full garbage collections: (when, seconds)
         self.collections: list[tuple[float, float]] = []
         self._collecting = 0.0
@@ -430,12 +442,13 @@ class Load:
                 if game is not None:
                     await self.close(game)
 
-    async def setup(self) -> Game:
-        """A new game between two browsers, through the pages and forms."""
+    async def setup(self, clock: str = "") -> Game:
+        """A new game between two browsers, through the pages and forms (on ``clock``,
+        minutes+seconds, if given)."""
         kind = self.kinds[self.count % len(self.kinds)]
         self.count += 1
         source = await self.addresses.take()
-        form = urlencode({"opponent": "online", "seat": "0"}).encode()
+        form = urlencode({"opponent": "online", "seat": "0", "clock": clock}).encode()
         made = await self.creation_pool(source).request(
             "POST",
             f"/new/{kind}",
@@ -506,7 +519,7 @@ class Load:
                     self.other_messages[kind] += 1
                     continue
                 state = data["state"]
-                side.take(state)
+                side.take(state, now)
                 pending = game.pending
                 if (
                     pending is not None
@@ -584,6 +597,46 @@ class Load:
             ply += 1
             state = await self.wait_for(game, game.sides[pending.watcher], ply)
         self.finished += 1
+
+    async def flag_probe(self) -> None:
+        """A game on a one-minute clock whose second player never acts: how late its
+        flag falls. The first player acts until the second is to act; the second page's
+        deadline is when it received that state plus the time it was told is left (a
+        few ms after the true one: the state's own way to the page), and the lateness
+        is from then until the page holds the game lost on time."""
+        game = None
+        try:
+            async with self.setups:
+                game = await self.setup(clock="1+0")
+            first, second = game.sides
+            state = await self.wait_for(game, first, 0)
+            ply = 0
+            while state["to_act"] == 0:
+                action = self.rng.choice(state["legal"])
+                assert first.socket is not None
+                await first.socket.send(
+                    json.dumps({"type": "play", "id": ply, "ply": ply, "action": action})
+                )
+                ply += 1
+                state = await self.wait_for(game, first, ply)
+            told = await self.wait_for(game, second, ply)
+            deadline = second.received + told["clock"][1] / 1000
+            while second.state is None or second.state["outcome"] is None:
+                second.changed.clear()
+                await asyncio.wait_for(
+                    second.changed.wait(), deadline + TIMEOUT - time.perf_counter()
+                )
+            if second.state["outcome"] != "time":
+                raise Failure(f"a game on the clock ended by {second.state['outcome']}")
+            self.flags.append((deadline, second.received - deadline))
+        except Abandoned:
+            pass
+        except (Failure, TimeoutError) as failure:
+            if not self.stopping:
+                self.error(f"flag: {failure or 'no flag in 30 s'}")
+        finally:
+            if game is not None:
+                await self.close(game)
 
     async def close(self, game: Game) -> None:
         game.closing = True
@@ -761,7 +814,7 @@ async def warm(load: Load) -> None:
                 )
                 if answer.status != 200:
                     raise Failure(f"warm-up action refused: {answer.error()}")
-                actor.take(json.loads(answer.body))
+                actor.take(json.loads(answer.body), time.perf_counter())
         finally:
             await load.close(game)
 
@@ -793,6 +846,8 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
                 stopped = str(failure)
                 print(f"{name}: {stopped}", flush=True)
                 break
+            flagged = len(load.flags)
+            probes = [asyncio.create_task(load.flag_probe()) for _ in range(FLAG_PROBES)]
             steady_collector()
             await asyncio.sleep(args.warmup)
             before = watched.snapshot()
@@ -811,6 +866,9 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
             lags = sorted(lag for t, lag in load.lags if began <= t < ended)
             pauses = [pause for t, pause in load.collections if began <= t < ended]
             span = ended - before["time"]
+            with contextlib.suppress(TimeoutError):  # a probe that fails counts as an error
+                await asyncio.wait_for(asyncio.gather(*probes), 2 * TIMEOUT)
+            late = sorted(lateness for _, lateness in load.flags[flagged:])
             rss = sum(s["server_rss"] for s in rss_seen) / len(rss_seen)
             row = {
                 "games": games,
@@ -838,6 +896,9 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
                 / span,
                 "generator_lag_p99_ms": 1000 * percentile(lags, 0.99),
                 "generator_gc_max_ms": 1000 * max(pauses, default=0.0),
+                "flags": len(late),
+                "flag_late_p50_ms": 1000 * percentile(late, 0.5),
+                "flag_late_max_ms": 1000 * (late[-1] if late else float("nan")),
                 "games_finished": load.finished,
                 "server_processes": int(after["server_processes"]),
             }
@@ -957,9 +1018,10 @@ def table(result: dict[str, Any]) -> list[str]:
     pg = database == "postgresql"
     head = (
         "| games | actions/s | p50 ms | p90 ms | p99 ms | max ms | ack p50 / p99 ms | errors "
-        "| server RSS MiB | RSS/game KiB (slope) | server CPU % | server CPU ms/action |"
+        "| server RSS MiB | RSS/game KiB (slope) | server CPU % | server CPU ms/action "
+        "| flags: late p50 / max ms |"
     )
-    rule = "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    rule = "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     if pg:
         head += " PostgreSQL CPU % / PSS MiB |"
         rule += "---:|"
@@ -976,7 +1038,8 @@ def table(result: dict[str, Any]) -> list[str]:
             f"| {mark}{r['p99_ms']:.1f}{mark} | {r['max_ms']:.0f} "
             f"| {r['ack_p50_ms']:.1f} / {r['ack_p99_ms']:.1f} | {errors} "
             f"| {r['server_rss_mib']:.0f} | {r['rss_per_game_kib']:.0f} ({r['rss_slope_kib']:.0f}) "
-            f"| {r['server_cpu_pct']:.0f} | {r['server_cpu_ms_per_action']:.2f} |"
+            f"| {r['server_cpu_pct']:.0f} | {r['server_cpu_ms_per_action']:.2f} "
+            f"| {r['flags']}: {r['flag_late_p50_ms']:.0f} / {r['flag_late_max_ms']:.0f} |"
         )
         if pg:
             line += f" {r['database_cpu_pct']:.0f} / {r['database_pss_mib']:.0f} |"

@@ -34,7 +34,7 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from online import Pool, Watched, favour_generator, percentile
+from online import Pool, Watched, favour_generator, percentile, steady_collector
 from websockets.asyncio.client import ClientConnection, connect
 
 from web_support import LiveServer
@@ -149,6 +149,7 @@ async def run(args: Any, folder: Path) -> dict[str, Any]:
         game_id, player = await make_game(server.port)
         state = await next_state(player)
         await watchers.open(game_id, args.spectators)
+        steady_collector()
         await asyncio.sleep(2.0)
         idle = watched.snapshot()
         began = time.perf_counter()
@@ -159,6 +160,7 @@ async def run(args: Any, folder: Path) -> dict[str, Any]:
                 game_id, player = await make_game(server.port)
                 state = await next_state(player)
                 await watchers.open(game_id, args.spectators)
+                steady_collector()
                 await asyncio.sleep(1.0)
             action = state["legal"][actions % len(state["legal"])]["action"]
             version = state["revision"] + 1

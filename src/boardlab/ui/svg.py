@@ -67,6 +67,7 @@ def board_svg(
         f"aria-label={quoteattr(label)}>",
         f"<style>{STYLE}</style>",
     ]
+    lang = language()
     for place in board.places:
         x, y = left[place.x], CELL * place.y
         w = left[place.x + place.width] - x
@@ -77,7 +78,7 @@ def board_svg(
             )
             continue
         marks = (place.name in marked, place.name in targets)
-        key = (game.id, game.colours, language(), place, x, y, w, h, *marks)
+        key = (game.id, game.colours, lang, place, x, y, w, h, *marks)
         drawn = DRAWN.get(key)
         if drawn is None:
             if len(DRAWN) >= MOST_DRAWN:
