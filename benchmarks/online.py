@@ -547,8 +547,9 @@ class Load:
                     if side.socket is not None:
                         await side.socket.send('{"type":"ping"}')
 
-    async def wait_for(self, game: Game, side: Side, ply: int) -> dict[str, Any]:
-        """The state of ``ply`` once the side's page holds it."""
+    async def wait_for(self, game: Game, side: Side, ply: int, page: str = "a") -> dict[str, Any]:
+        """The state of ``ply`` once the side's page holds it (``page`` names it in
+        the error)."""
         deadline = time.perf_counter() + TIMEOUT
         while side.state is None or side.state["ply"] < ply:
             if game.closing:
@@ -556,7 +557,7 @@ class Load:
             side.changed.clear()
             left = deadline - time.perf_counter()
             if left <= 0:
-                raise Failure("a page waited 30 s for the state it should hold")
+                raise Failure(f"{page} page waited 30 s for the state it should hold")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(side.changed.wait(), left)
         return side.state
@@ -618,8 +619,8 @@ class Load:
                     json.dumps({"type": "play", "id": ply, "ply": ply, "action": action})
                 )
                 ply += 1
-                state = await self.wait_for(game, first, ply)
-            told = await self.wait_for(game, second, ply)
+                state = await self.wait_for(game, first, ply, "the first player's")
+            told = await self.wait_for(game, second, ply, "the second player's")
             deadline = second.received + told["clock"][1] / 1000
             while second.state is None or second.state["outcome"] is None:
                 second.changed.clear()
@@ -1070,7 +1071,9 @@ def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> 
         f"turn, default options. Per step: {args.warmup:g} s warm-up, {args.window:g} s "
         "measured. Latency: the action sent until the opponent's socket has the state "
         "with it; ack: until the actor has the ack (the action stored). Server CPU per "
-        "action: the server's CPU time in the window over the actions. Bold: p99 under "
+        "action: the server's CPU time in the window over the actions. Flags: the games "
+        "of the step on a one-minute clock whose second player never acts, and how late "
+        "the loss on time reached that player's page after its time ran out. Bold: p99 under "
         "50 ms. RSS/game: growth over the idle server (warmed by one game of each kind) "
         "divided by the games; slope: growth since the previous step per added game. CPU in "
         "% of one core (the machine has 2, shared by the server, the database and the "
