@@ -15,6 +15,7 @@ from markupsafe import escape
 
 import boardlab
 from boardlab.core.record import GameRecord
+from boardlab.web.memory import MEMORY_URL
 from boardlab.web.rooms import changed_lines
 from web_support import SMALL, TESTING, client, new_game, settled
 
@@ -60,6 +61,26 @@ def assert_agrees(state: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_random_hot_seat_games_agree_with_the_engine(http: Any, game: str) -> None:
+    play_random_games(http, game)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_games_kept_in_memory_agree_with_the_engine(game: str) -> None:
+    """The app on ``--db memory:`` (no database) plays as on a database."""
+    with client(MEMORY_URL) as http:
+        play_random_games(http, game)
+        game_id = new_game(http, game)
+        with http.websocket_connect(f"/ws/games/{game_id}") as socket:
+            assert socket.receive_json()["type"] == "welcome"
+            action = socket.receive_json()["state"]["legal"][0]["action"]
+            socket.send_text(json.dumps({"type": "play", "id": 1, "ply": 0, "action": action}))
+            assert socket.receive_json()["state"]["ply"] == 1
+            assert socket.receive_json() == {"type": "ack", "id": 1, "v": 1}
+        assert http.get(f"/api/games/{game_id}").json()["moves"][0]["actions"] == [action]
+
+
+def play_random_games(http: Any, game: str) -> None:
+    """Three hot-seat games of random actions, each state compared with the engine."""
     rng = random.Random(game)
     for _ in range(3):
         game_id = new_game(http, game)

@@ -422,7 +422,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--port", type=within(int, 0, 65535), default=8000, help=pgettext("network", "port")
     )
-    serve.add_argument("--db", metavar="URL", help=_("an SQLAlchemy database URL"))
+    serve.add_argument(
+        "--db",
+        metavar="URL",
+        help=_("an SQLAlchemy database URL, or memory: (games lost when the server stops)"),
+    )
     serve.add_argument(
         "--workers",
         type=within(int, 1, 64),

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import boardlab
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, use_language
+from boardlab.web.data import GameStore
 from boardlab.web.deps import (
     HERE,
     Site,
@@ -39,6 +40,7 @@ from boardlab.web.guard import (
     SecurityHeaders,
 )
 from boardlab.web.language import LanguageMiddleware, check_query, chosen
+from boardlab.web.memory import MEMORY_URL, MemoryStore
 from boardlab.web.routes import api, live, pages
 from boardlab.web.service import GameService
 from boardlab.web.store import Store
@@ -61,7 +63,7 @@ def create_app(
     ``server``: the app is a server process's own (it keeps the process steady:
     ``GameService.keep_steady``)."""
     limits = limits or Limits()
-    store = Store(db, upgrade)
+    store: GameStore = MemoryStore() if db == MEMORY_URL else Store(db, upgrade)
     service = GameService(store, workers, limits.searches)
 
     @contextlib.asynccontextmanager
@@ -75,7 +77,7 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await task  # a listening connection closed before the loop ends
         await service.close()
-        store.engine.dispose()  # its connections back to the database now
+        store.close()  # its connections back to the database now
 
     app = FastAPI(
         title="boardlab",

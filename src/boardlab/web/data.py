@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, counted
@@ -160,3 +161,61 @@ def stale_message(length: int, ply: int) -> str:
         "the game has moved on: this answers action {number}, but the game holds "
         "{actions}; reload to see it"
     ).format(number=ply + 1, actions=counted(length, "{n} action", "{n} actions"))
+
+
+class GameStore(Protocol):
+    """Where games live, as the service and the pages use it: ``Store`` (SQLAlchemy, on
+    SQLite or PostgreSQL) or ``MemoryStore`` (one process, nothing kept). Each method is
+    one step that holds or fails whole; a change answers the game's revision after it,
+    and a change to a ply the game no longer holds is refused (``Conflict``)."""
+
+    url: str
+    #: whether changes are announced to other server processes (``listen_url``)
+    announces: bool
+
+    def create(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seats: Sequence[str],
+        owner: str,
+        start: str | None = None,
+        headers: dict[str, str] | None = None,
+        actions: Sequence[str] = (),
+        resigned: int | None = None,
+        result: str = "*",
+        seat_keys: Sequence[str | None] | None = None,
+        open_seat: int | None = None,
+        listed: bool = False,
+        ending: str | None = None,
+        clock: dict[str, Any] | None = None,
+        names: Sequence[str | None] = (None, None),
+    ) -> str: ...
+    def load(self, game_id: str) -> StoredGame: ...
+    def append_many(self, appends: Sequence[Append]) -> list[int | BoardlabError]: ...
+    def truncate(self, game_id: str, ply: int, length: int) -> int: ...
+    def end(
+        self,
+        game_id: str,
+        ply: int,
+        player: int | None,
+        result: str,
+        reason: str = "resign",
+        clock: dict[str, Any] | None = None,
+    ) -> int: ...
+    def offer_draw(self, game_id: str, ply: int, player: int | None) -> int: ...
+    def discard(self, game_id: str) -> None: ...
+    def link_rematch(self, game_id: str, rematch: str) -> str: ...
+    def take_seat(
+        self, game_id: str, seat: int, key: str, invited: str | None, name: str | None = None
+    ) -> int: ...
+    def say(self, game_id: str, seat: int, text: str) -> ChatLine: ...
+    def chat(self, game_id: str, after: int = 0, limit: int = 500) -> list[ChatLine]: ...
+    def lobby(self, limit: int = 100) -> list[StoredGame]: ...
+    def games_of(self, owner: str, limit: int = 200) -> list[StoredGame]: ...
+    def review(self, game_id: str, agent: str, length: int) -> dict[str, Any] | None: ...
+    def keep_review(self, game_id: str, agent: str, length: int, data: dict[str, Any]) -> None: ...
+    def count(self) -> int: ...
+    def checkpoint(self) -> Any: ...
+    def close(self) -> None: ...
+    def listen_url(self) -> str: ...

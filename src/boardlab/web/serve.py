@@ -106,18 +106,22 @@ def serve(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    from boardlab.web.memory import MEMORY_URL
     from boardlab.web.store import Store, default_url, safe_url
 
     url = db or default_url()
-    # the schema brought to the newest once, here, before any server process starts (a
-    # database that cannot be opened is said now, in one line)
-    store = Store(url)
-    store.engine.dispose()
-    if workers > 1 and not store.announces:
+    announces = False
+    if url != MEMORY_URL:
+        # the schema brought to the newest once, here, before any server process starts
+        # (a database that cannot be opened is said now, in one line)
+        store = Store(url)
+        store.close()
+        announces = store.announces
+    if workers > 1 and not announces:
         raise BoardlabError(
             _(
                 "--workers {workers} needs PostgreSQL (--db postgresql+psycopg://...): "
-                "processes on SQLite would not learn of each other's moves"
+                "processes on SQLite or in memory would not learn of each other's moves"
             ).format(workers=workers)
         )
     listener = bind(host, port)
@@ -128,10 +132,12 @@ def serve(
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{listener.getsockname()[1]}/"
     print(_("boardlab: playing at {address}").format(address=address), flush=True)
-    print(
-        _("  games are kept in {url}; Ctrl-C stops the server").format(url=safe_url(url)),
-        flush=True,
+    kept = (
+        _("  games are kept in memory and lost when the server stops; Ctrl-C stops it")
+        if url == MEMORY_URL
+        else _("  games are kept in {url}; Ctrl-C stops the server").format(url=safe_url(url))
     )
+    print(kept, flush=True)
     config = uvicorn.Config(
         "boardlab.web.app:app_from_environment",
         factory=True,

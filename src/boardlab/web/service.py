@@ -36,6 +36,7 @@ from boardlab.web.data import (
     ChatLine,
     Conflict,
     DatabaseAway,
+    GameStore,
     NotYourSeat,
     RequestError,
     StaleError,
@@ -121,7 +122,9 @@ class GameService:
     """The games of one store in their rooms, with the agents that play in them and the
     pages that watch them."""
 
-    def __init__(self, store: Any, workers: int = 2, searches: int = MAX_JOBS_PER_CLIENT) -> None:
+    def __init__(
+        self, store: GameStore, workers: int = 2, searches: int = MAX_JOBS_PER_CLIENT
+    ) -> None:
         self.store = store
         #: the AI's processes, taken in turn by the clients who ask (a review's parts
         #: one at a time, beside the searches); one more than ``workers``, as reviews

@@ -234,6 +234,10 @@ class Store:
         #: since when the database has been away (monotonic seconds), None while it answers
         self.away_since: float | None = None
 
+    def close(self) -> None:
+        """Give the database its connections back now."""
+        self.engine.dispose()
+
     def checkpoint(self) -> tuple[int, int] | None:
         """Copy SQLite's write-ahead log into the database without holding up a writer
         (a passive checkpoint, on a connection of its own and outside any transaction):
