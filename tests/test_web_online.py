@@ -5,12 +5,15 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import http.client
 import json
 import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -21,8 +24,12 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import connect
 
+import boardlab.web.store
 from boardlab.web.app import create_app
+from boardlab.web.data import HUMAN, StoredGame, Viewer, key_of
 from boardlab.web.deps import redacted
+from boardlab.web.service import GameService
+from boardlab.web.store import Store
 from web_support import SMALL, TESTING, LiveServer, browsers
 
 
@@ -450,6 +457,51 @@ def test_a_line_of_chat_said_in_one_process_reaches_the_other(two_servers: list[
         pages[1].send(json.dumps({"type": "chat", "text": "from the second"}))
         assert chat_of(pages[1]) == ["from the second"]
         assert chat_of(pages[0]) == ["from the second"]
+
+
+def test_a_change_announced_while_a_room_loads_is_not_lost(postgres: Any) -> None:
+    """A process that is reading a game into its room when another process stores an
+    action and announces it: the room it ends with holds the action (it may have read
+    the game before the action was committed)."""
+    url = postgres.fresh()
+
+    async def run() -> tuple[int, int]:
+        stores = [Store(url), Store(url)]
+        first, second = (GameService(store, workers=1) for store in stores)
+        key = key_of("seat")
+        game_id = stores[0].create("galatjang", {}, [HUMAN, HUMAN], "me", seat_keys=[key, key])
+        read = stores[1].load
+
+        def slow_load(game: str) -> StoredGame:
+            stored = read(game)  # read now, kept in the room a moment later
+            time.sleep(0.5)
+            return stored
+
+        stores[1].load = slow_load  # type: ignore[method-assign]
+        # the second listens as another process would (one process ignores its own)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(boardlab.web.store, "ORIGIN", "another process")
+            listening = [asyncio.create_task(second.listen())]
+            await asyncio.sleep(0.5)
+        loading = asyncio.create_task(second.room(game_id))
+        await asyncio.sleep(0.1)  # it has read the game, and keeps it
+        await first.play(game_id, "s1", 0, Viewer(("seat",)))
+        room = await loading
+        for _ in range(50):  # the announcement comes after the commit
+            if room.version == 1:
+                break
+            await asyncio.sleep(0.1)
+        for task in listening:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for service in (first, second):
+            await service.close()
+        for store in stores:
+            store.close()
+        return room.version, len(room.record)
+
+    assert asyncio.run(run()) == (1, 1)
 
 
 def test_several_workers_need_postgresql(tmp_path: Any) -> None:

@@ -722,13 +722,11 @@ class GameService:
                         self._spawn(self._changing(known, self._refresh, known))
                     async for note in connection.notifies():
                         data = json.loads(note.payload)
-                        room = self.rooms.get(data["g"])
-                        if data["o"] == ORIGIN or room is None:
-                            continue
-                        if "chat" in data:
-                            self._spawn(self._relay_chat(room, data["chat"]))
-                        elif data["v"] > room.version:
-                            self._spawn(self._changing(room, self._heard, room, data))
+                        game_id = data["g"]
+                        if data["o"] != ORIGIN and (
+                            game_id in self.rooms or game_id in self.loading
+                        ):
+                            self._spawn(self._hear(data))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarts, the network fails
@@ -737,6 +735,21 @@ class GameService:
                     log.warning("listening for changes failed (%s); trying every second", why)
                 failing = True
                 await asyncio.sleep(1.0)
+
+    async def _hear(self, data: dict[str, Any]) -> None:
+        """Another process's announcement, for a room here: one being loaded is waited
+        for (it may have read the game before the change was committed)."""
+        room = self.rooms.get(data["g"])
+        loading = self.loading.get(data["g"])
+        if room is None and loading is not None:
+            with contextlib.suppress(Exception):  # one not read has nothing to tell
+                room = await asyncio.shield(loading)
+        if room is None:
+            return
+        if "chat" in data:
+            await self._relay_chat(room, data["chat"])
+        elif data["v"] > room.version:
+            await self._changing(room, self._heard, room, data)
 
     async def _heard(self, room: Room, data: dict[str, Any]) -> None:
         """Another process changed the game: an action it announced is played here (the
