@@ -79,6 +79,17 @@ def test_games_kept_in_memory_agree_with_the_engine(game: str) -> None:
         assert http.get(f"/api/games/{game_id}").json()["moves"][0]["actions"] == [action]
 
 
+def play_first_actions(http: Any, game_id: str, count: int) -> dict[str, Any]:
+    """Play the first legal action ``count`` times over the API; the state after."""
+    state: dict[str, Any] = http.get(f"/api/games/{game_id}").json()
+    for _ in range(count):
+        action = state["legal"][0]["action"]
+        state = http.post(
+            f"/api/games/{game_id}/play", json={"action": action, "ply": state["ply"]}
+        ).json()
+    return state
+
+
 def play_random_games(http: Any, game: str) -> None:
     """Three hot-seat games of random actions, each state compared with the engine."""
     rng = random.Random(game)
@@ -447,12 +458,7 @@ def test_actions_over_the_socket_are_acknowledged_once_stored(http: Any) -> None
 
 def test_a_page_that_comes_back_gets_only_what_it_missed(http: Any) -> None:
     game_id = new_game(http, "galatjang")
-    state = http.get(f"/api/games/{game_id}").json()
-    for _ in range(3):
-        action = state["legal"][0]["action"]
-        state = http.post(
-            f"/api/games/{game_id}/play", json={"action": action, "ply": state["ply"]}
-        ).json()
+    state = play_first_actions(http, game_id, 3)
     with http.websocket_connect(f"/ws/games/{game_id}?since=1") as socket:
         assert socket.receive_json()["v"] == 3
         missed = socket.receive_json()  # the two changes after version 1, in one message
@@ -536,12 +542,7 @@ def test_games_survive_a_restart_of_the_app(database: str) -> None:
     db = database
     with client(db) as http:
         game_id = new_game(http, "linja")
-        state = http.get(f"/api/games/{game_id}").json()
-        for _ in range(5):
-            action = state["legal"][0]["action"]
-            state = http.post(
-                f"/api/games/{game_id}/play", json={"action": action, "ply": state["ply"]}
-            ).json()
+        state = play_first_actions(http, game_id, 5)
     with client(db) as http:
         again = http.get(f"/api/games/{game_id}").json()
         assert again["ply"] == state["ply"]

@@ -163,6 +163,31 @@ def stale_message(length: int, ply: int) -> str:
     ).format(number=ply + 1, actions=counted(length, "{n} action", "{n} actions"))
 
 
+def seat_taken(
+    keys: Sequence[str | None] | None,
+    open_seat: int | None,
+    result: str,
+    listed: bool,
+    seat: int,
+    key: str,
+    invited: str | None,
+) -> tuple[str | None, str | None]:
+    """A game's seat keys once ``key`` takes ``seat``: only while that seat is open and
+    the game goes on, by the invitation whose hash is ``invited`` or, with None, from
+    the lobby (the game must be listed); else refused (``SeatTaken``)."""
+    held = list(keys or (None, None))
+    if open_seat != seat or result != "*":
+        raise SeatTaken(_("this seat is not open: someone has taken it"))
+    if invited is None and not listed:
+        raise SeatTaken(_("this game is not in the lobby: its seat opens by invitation"))
+    if invited is not None and held[seat] != invited:
+        raise SeatTaken(
+            _("this invitation does not open the seat: ask its maker for the link again")
+        )
+    held[seat] = key
+    return held[0], held[1]
+
+
 class GameStore(Protocol):
     """Where games live, as the service and the pages use it: ``Store`` (SQLAlchemy, on
     SQLite or PostgreSQL) or ``MemoryStore`` (one process, nothing kept). Each method is

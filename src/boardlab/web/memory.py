@@ -22,11 +22,11 @@ from boardlab.web.data import (
     Append,
     ChatLine,
     Conflict,
-    SeatTaken,
     StoredGame,
     new_id,
     no_game,
     possible_id,
+    seat_taken,
     stale_message,
 )
 
@@ -196,16 +196,9 @@ class MemoryStore:
     ) -> int:
         with self.lock:
             stored = self._game(game_id)
-            keys = list(stored.seat_keys or (None, None))
-            if stored.open_seat != seat or stored.result != "*":
-                raise SeatTaken(_("this seat is not open: someone has taken it"))
-            if invited is None and not stored.listed:
-                raise SeatTaken(_("this game is not in the lobby: its seat opens by invitation"))
-            if invited is not None and keys[seat] != invited:
-                raise SeatTaken(
-                    _("this invitation does not open the seat: ask its maker for the link again")
-                )
-            keys[seat] = key
+            keys = seat_taken(
+                stored.seat_keys, stored.open_seat, stored.result, stored.listed, seat, key, invited
+            )
             names = list(stored.names)
             names[seat] = name
             running = stored.clock
@@ -213,7 +206,7 @@ class MemoryStore:
                 running = clock.start(running, clock.milliseconds())
             return self._change(
                 stored,
-                seat_keys=(keys[0], keys[1]),
+                seat_keys=keys,
                 open_seat=None,
                 listed=False,
                 names=(names[0], names[1]),

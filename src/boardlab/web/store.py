@@ -54,11 +54,11 @@ from boardlab.web.data import (
     ChatLine,
     Conflict,
     DatabaseAway,
-    SeatTaken,
     StoredGame,
     new_id,
     no_game,
     possible_id,
+    seat_taken,
     stale_message,
 )
 
@@ -493,17 +493,10 @@ class Store:
         once, one gets the seat. The game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
-            keys = list(row.seat_keys or [None, None])
-            if row.open_seat != seat or row.result != "*":
-                raise SeatTaken(_("this seat is not open: someone has taken it"))
-            if invited is None and not row.listed:
-                raise SeatTaken(_("this game is not in the lobby: its seat opens by invitation"))
-            if invited is not None and keys[seat] != invited:
-                raise SeatTaken(
-                    _("this invitation does not open the seat: ask its maker for the link again")
-                )
-            keys[seat] = key
-            row.seat_keys, row.open_seat, row.listed = keys, None, False
+            keys = seat_taken(
+                row.seat_keys, row.open_seat, row.result, row.listed, seat, key, invited
+            )
+            row.seat_keys, row.open_seat, row.listed = list(keys), None, False
             names = list(row.names or [None, None])
             names[seat] = name
             row.names = names
