@@ -191,7 +191,8 @@ class Store:
             raise BoardlabError(
                 _(
                     "bad database URL {url!r}: expected sqlite:///PATH or "
-                    "postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE"
+                    "postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE (a server also "
+                    "keeps games in memory: --db memory:)"
                 ).format(url=self.url)
             ) from None
         except ModuleNotFoundError as error:
