@@ -776,6 +776,16 @@ def steady_collector() -> None:
     gc.set_threshold(1_000, 3, 1_000_000)
 
 
+def run_generator(main: Any) -> Any:
+    """Run the generator's coroutine ``main`` on uvloop (its event loop and transports
+    in C): the generator stands for a thousand browsers, each a process of its own, so
+    the less of its own time it spends on its two thousand sockets, the less of it the
+    latencies hold. The server keeps asyncio's loop (``serve``)."""
+    import uvloop
+
+    return uvloop.run(main)
+
+
 def favour_generator(nice: int) -> bool:
     """Raise the generator's priority (its thread; the server, started before, keeps its
     own): a load generator starved of CPU would add its own lateness to every latency.
@@ -1172,7 +1182,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(RESULTS / "online.md"))
     args = parser.parse_args()
     args.games = [int(g) for g in args.games.split(",")]
-    asyncio.run(main_async(args))
+    run_generator(main_async(args))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,14 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from online import Pool, Watched, favour_generator, percentile, steady_collector
+from online import (
+    Pool,
+    Watched,
+    favour_generator,
+    percentile,
+    run_generator,
+    steady_collector,
+)
 from websockets.asyncio.client import ClientConnection, connect
 
 from web_support import LiveServer
@@ -207,7 +214,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(RESULTS / "spectators.md"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="boardlab-spectators-") as folder:
-        result = asyncio.run(run(args, Path(folder)))
+        result = run_generator(run(args, Path(folder)))
     print(json.dumps(result), flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from markupsafe import escape
 import boardlab
 from boardlab.core.record import GameRecord
 from boardlab.web.memory import MEMORY_URL
-from boardlab.web.rooms import changed_lines
+from boardlab.web.rooms import changed_lines, moves_after, moves_of
 from web_support import SMALL, TESTING, client, new_game, settled
 
 GAMES = boardlab.game_ids()
@@ -525,9 +525,41 @@ def test_a_page_is_sent_only_the_lines_of_the_board_that_changed(http: Any, game
 
 
 def test_board_lines_that_changed_rebuild_the_board() -> None:
-    assert changed_lines("a\nb\nc", "a\nB\nc") == {1: "B"}
-    assert changed_lines("a\nb", "a\nb") == {}
-    assert changed_lines("a\nb", "a\nb\nc") is None  # a board of another shape: sent whole
+    assert changed_lines(["a", "b", "c"], "a\nB\nc") == {1: "B"}
+    assert changed_lines(["a", "b"], "a\nb") == {}
+    assert changed_lines(["a", "b"], "a\nb\nc") is None  # a board of another shape: sent whole
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_room_keeps_its_move_list_as_the_record_would_list_it(game_id: str) -> None:
+    """A room works out the move list from the one before (``moves_after``); through
+    actions, take-backs, a game played on after another process changed it, and a
+    resignation, it is always the record's own."""
+    rng = random.Random(game_id)
+    for _ in range(5):
+        record = GameRecord(boardlab.new_game(game_id))
+        moves = moves_of(record)
+        while True:
+            before = record.copy()
+            roll = rng.random()
+            if record.is_over() or roll < 0.02:
+                if not record.is_over():
+                    record.resign()
+            elif roll < 0.08 and len(record) > 2:  # undone, and maybe played on as far
+                cut = rng.randrange(len(record) - 1)  # as one action more than before
+                onward = rng.choice([0, 1, len(record) + 1 - cut])
+                record = GameRecord(boardlab.new_game(game_id))
+                for action in before.actions[:cut]:
+                    record.play(action)
+                for _ in range(onward):
+                    if not record.is_over():
+                        record.play(rng.choice(record.position.legal_actions()))
+            else:
+                record.play(rng.choice(record.position.legal_actions()))
+            moves = moves_after(moves, before, record)
+            assert moves == moves_of(record)
+            if record.is_over():
+                break
 
 
 def test_a_socket_for_an_unknown_game_says_so(http: Any) -> None:

@@ -45,7 +45,16 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
     "rl": ("pettingzoo", "gymnasium"),
     "study": ("matplotlib",),
-    "web": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart", "babel"),
+    "web": (
+        "fastapi",
+        "uvicorn",
+        "sqlalchemy",
+        "alembic",
+        "jinja2",
+        "python_multipart",
+        "babel",
+        "orjson",
+    ),
 }
 #: The extra that installs a module (its top-level name).
 EXTRA_OF: dict[str, str] = {

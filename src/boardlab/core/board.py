@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -54,9 +55,30 @@ class Place:
         if self.kind not in PLACE_KINDS:
             raise ValueError(f"unknown place kind {self.kind!r}: expected {PLACE_KINDS}")
 
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        """Worked out once: a server looks each place up among those it has drawn, and
+        presenters hand out the same places again (a square with a given piece on it,
+        made once)."""
+        return hash((self.name, self.kind, self.x, self.y, self.pieces, self.text, self.blocked))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a string's hash differs from process to process: another works its own out
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     def count(self, owner: int | None = None) -> int:
         """Pieces here (of ``owner``'s, if given)."""
         return sum(p.count for p in self.pieces if owner is None or p.owner == owner)
+
+
+@cache
+def label(name: str, x: int, y: int, text: str) -> Place:
+    """A label place, made once: a server describes thousands of boards a minute, and
+    their labels are the same."""
+    return Place(name, "label", x, y, text=text)
 
 
 @dataclass(frozen=True)

@@ -67,32 +67,36 @@ def board_svg(
         f"aria-label={quoteattr(label)}>",
         f"<style>{STYLE}</style>",
     ]
-    lang = language()
+    if len(DRAWN) >= MOST_KINDS:
+        DRAWN.clear()
+    drawn = DRAWN.setdefault((game.id, game.colours, language()), {})
+    if len(drawn) >= MOST_DRAWN:
+        drawn.clear()
     for place in board.places:
-        x, y = left[place.x], CELL * place.y
+        x = left[place.x]
         w = left[place.x + place.width] - x
-        h = CELL * place.height
-        if place.kind == "label":
-            parts.append(
-                f'<text class="label" x="{x + w / 2}" y="{y + h / 2}">{escape(place.text)}</text>'
-            )
-            continue
-        marks = (place.name in marked, place.name in targets)
-        key = (game.id, game.colours, lang, place, x, y, w, h, *marks)
-        drawn = DRAWN.get(key)
-        if drawn is None:
-            if len(DRAWN) >= MOST_DRAWN:
-                DRAWN.clear()
-            drawn = DRAWN[key] = _place(game, place, x, y, w, h, *marks)
-        parts.append(drawn)
+        key = (place, x, w, place.name in marked, place.name in targets)
+        line = drawn.get(key)
+        if line is None:
+            line = drawn[key] = _line(game, place, x, w, key[3], key[4])
+        parts.append(line)
     parts.append("</svg>")
     return "\n".join(parts)
 
 
-#: Places drawn already, by all that decides their drawing: a board differs from the one
-#: before it in a few places, so a server draws a position mostly from here.
-DRAWN: dict[tuple[Any, ...], str] = {}
-MOST_DRAWN = 50_000
+def _line(game: Game[Any], place: Place, x: int, w: int, marked: bool, target: bool) -> str:
+    """The line of the SVG that draws ``place`` at ``x``, ``w`` wide."""
+    y, h = CELL * place.y, CELL * place.height
+    if place.kind == "label":
+        return f'<text class="label" x="{x + w / 2}" y="{y + h / 2}">{escape(place.text)}</text>'
+    return _place(game, place, x, y, w, h, marked, target)
+
+
+#: Places drawn already, by game, colours and language, then by all else that decides
+#: their drawing: a board differs from the one before it in a few places, so a server
+#: draws a position mostly from here.
+DRAWN: dict[tuple[Any, ...], dict[tuple[Any, ...], str]] = {}
+MOST_DRAWN, MOST_KINDS = 20_000, 64
 
 
 def _place(

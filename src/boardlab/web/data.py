@@ -12,11 +12,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+import orjson
+
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, counted
 
 #: A seat a person plays (else an agent's spec).
 HUMAN = "human"
+
+
+def message_text(data: Any) -> str:
+    """A message to pages as JSON text: made by orjson, as a server makes one for each
+    change of each game (some 15 times quicker than ``json.dumps``)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 class RequestError(BoardlabError):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from boardlab.core.i18n import _, use_language
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web import clock
-from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, online
+from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, message_text, online
 
 #: A page watching a game: it is given messages as JSON text (``Room.message``) to send
 #: in order, and raises when it cannot take more (it is too slow, and goes).
@@ -86,7 +85,7 @@ class Room:
     texts: dict[tuple[str, int, bool], tuple[float, str]] = field(default_factory=dict)
     #: the boards of the version before (``board_base``), by language: a page that holds
     #: one is sent only the lines of the board that changed
-    boards_before: dict[str, str] = field(default_factory=dict)
+    boards_before: dict[str, list[str]] = field(default_factory=dict)
     board_base: int | None = None
     #: the move list at the current version (language-free)
     moves: list[dict[str, Any]] = field(default_factory=list)
@@ -121,14 +120,18 @@ class Room:
     def change(self, stored: StoredGame, record: GameRecord) -> Event:
         """The game as it now stands (stored, at a new version): the event that tells
         it, kept for pages that come back."""
-        self.boards_before = {lang: seen["svg"] for lang, seen in self.described.items()}
+        self.boards_before = {
+            lang: seen["svg"].split("\n") for lang, seen in self.described.items()
+        }
         self.board_base = self.version
+        before, self.moves = self.moves, moves_after(self.moves, self.record, record)
         self.stored, self.record = stored, record
         self.described.clear()
         self.texts.clear()
-        before, self.moves = self.moves, moves_of(record)
         same = 0
-        while same < min(len(before), len(self.moves)) and before[same] == self.moves[same]:
+        while same < min(len(before), len(self.moves)) and (
+            before[same] is self.moves[same] or before[same] == self.moves[same]
+        ):
             same += 1
         event = Event(stored.revision, self.board_base, same)
         self.events.append(event)
@@ -161,7 +164,7 @@ class Room:
     def status_message(self, lang: str) -> str:
         """The status as a message to pages in ``lang``."""
         with use_language(lang):
-            return json.dumps({"type": "status", "v": self.version, **self.status()})
+            return message_text({"type": "status", "v": self.version, **self.status()})
 
     def state(self, lang: str, viewer: Viewer) -> dict[str, Any]:
         """The whole state as ``viewer``'s page shows it (an API answer, a page's first
@@ -201,9 +204,7 @@ class Room:
                 if lines is not None:
                     del state["svg"]
                     state.update(svg_lines=lines, svg_base=self.board_base)
-            text = json.dumps(
-                {"type": "state", "v": self.version, "state": state}, separators=(",", ":")
-            )
+            text = message_text({"type": "state", "v": self.version, "state": state})
             self.texts[lang, moves_from, patch] = (now, text)
         return text
 
@@ -234,13 +235,13 @@ class Room:
         ]
 
 
-def changed_lines(before: str, after: str) -> dict[int, str] | None:
-    """The lines of text ``after`` that differ from ``before``, by number (None when
-    their line counts differ): ``before`` with these lines replaced is ``after``."""
-    old, new = before.split("\n"), after.split("\n")
-    if len(old) != len(new):
+def changed_lines(before: list[str], after: str) -> dict[int, str] | None:
+    """The lines of text ``after`` that differ from the lines ``before``, by number
+    (None when their counts differ): ``before`` with these lines replaced is ``after``."""
+    new = after.split("\n")
+    if len(before) != len(new):
         return None
-    return {k: line for k, (was, line) in enumerate(zip(old, new, strict=True)) if was != line}
+    return {k: line for k, (was, line) in enumerate(zip(before, new, strict=True)) if was != line}
 
 
 def clock_now(stored: StoredGame, record: GameRecord) -> dict[str, Any] | None:
@@ -258,10 +259,34 @@ def clock_now(stored: StoredGame, record: GameRecord) -> dict[str, Any] | None:
 
 
 def moves_of(record: GameRecord) -> list[dict[str, Any]]:
+    """The move list: the record's turns, each with its number, player, first ply and
+    actions."""
     return [
         {"number": t.number, "player": t.player, "first_ply": t.first_ply, "actions": t.actions}
         for t in record.turns()
     ]
+
+
+def moves_after(
+    moves: list[dict[str, Any]], before: GameRecord, after: GameRecord
+) -> list[dict[str, Any]]:
+    """The move list of ``after``, given ``moves``, that of ``before``: when ``after``
+    is ``before`` and one more action (the common change), only the last turn is new."""
+    ply = len(before)
+    if len(after) != ply + 1 or after.actions[:ply] != before.actions:
+        return moves_of(after)
+    position = after.positions[ply]
+    text = position.action_string(after.actions[ply])
+    if moves and moves[-1]["player"] == position.to_act:
+        last = moves[-1]
+        return [*moves[:-1], {**last, "actions": (*last["actions"], text)}]
+    turn = {
+        "number": len(moves) + 1,
+        "player": position.to_act,
+        "first_ply": ply,
+        "actions": (text,),
+    }
+    return [*moves, turn]
 
 
 def personal(stored: StoredGame, record: GameRecord, viewer: Viewer) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from boardlab.web.data import (
     StaleError,
     StoredGame,
     Viewer,
+    message_text,
     online,
     stale_message,
 )
@@ -546,7 +547,7 @@ class GameService:
 
     def _tell_chat(self, room: Room, lines: list[ChatLine]) -> None:
         """Lines of chat to the pages of the game's players (spectators read none)."""
-        text = json.dumps({"type": "chat", "lines": [chat_json(line) for line in lines]})
+        text = message_text({"type": "chat", "lines": [chat_json(line) for line in lines]})
         for listener in room.players_watching():
             self._deliver(room, listener, text)
 
@@ -783,7 +784,7 @@ class GameService:
         room.watchers[listener] = Watcher(lang, viewer)
         seats = viewer.seats(room.stored)
         welcome = {"type": "welcome", "v": room.version, "you": sorted(seats)}
-        self._deliver(room, listener, json.dumps(welcome))
+        self._deliver(room, listener, message_text(welcome))
         for text in room.missed(since, lang):
             self._deliver(room, listener, text)
         if since is not None:  # what changed meanwhile without a new version

@@ -5,9 +5,10 @@ evaluation the searching agents use."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, label
 from boardlab.core.game import Feature
 from boardlab.core.i18n import N_, _, counted
 from boardlab.games.galatjang.rules import (
@@ -56,32 +57,10 @@ def board_model(game: Galatjang, state: GalatjangState) -> Board:
         for pit in range(pits):
             x = pit + 1 if side == 0 else pits - pit
             name = f"{SIDES[side]}{pit + 1}"
-            seeds = state.ring[pit_index(pits, side, pit)]
-            places.append(Place(f"label {name}", "label", x, labels, text=name))
-            places.append(
-                Place(
-                    name,
-                    "pit",
-                    x,
-                    row,
-                    pieces=(Piece("seed", None, max(seeds, 0), symbol="", counted=True),),
-                    owner=side,
-                    blocked=seeds == BLOCKED,
-                )
-            )
+            places.append(label(f"label {name}", x, labels, name))
+            places.append(pit_place(name, side, x, row, state.ring[pit_index(pits, side, pit)]))
         store = state.ring[store_index(pits, side)]
-        places.append(
-            Place(
-                STORES[side],
-                "store",
-                pits + 1 if side == 0 else 0,
-                1,
-                height=3,
-                pieces=(Piece("seed", None, store, symbol="", counted=True),),
-                owner=side,
-                text=_(STORES[side]),  # the name as a person reads it (the name is an id)
-            )
-        )
+        places.append(store_place(side, pits + 1 if side == 0 else 0, store, _(STORES[side])))
     tallies = []
     for side in (0, 1):
         cells = [state.ring[k] for k in own_pits(pits, side)]
@@ -108,6 +87,29 @@ def board_model(game: Galatjang, state: GalatjangState) -> Board:
             else ()
         ),
     )
+
+
+@lru_cache(maxsize=4096)
+def pit_place(name: str, owner: int, x: int, y: int, seeds: int) -> Place:
+    """Pit ``name`` of player ``owner`` holding ``seeds`` (or blocked), made once for
+    each count: a server describes thousands of boards a minute."""
+    return Place(
+        name,
+        "pit",
+        x,
+        y,
+        pieces=(Piece("seed", None, max(seeds, 0), symbol="", counted=True),),
+        owner=owner,
+        blocked=seeds == BLOCKED,
+    )
+
+
+@lru_cache(maxsize=1024)
+def store_place(owner: int, x: int, seeds: int, text: str) -> Place:
+    """Player ``owner``'s store holding ``seeds``, named ``text`` as a person reads it
+    (the place's name is an id)."""
+    pieces = (Piece("seed", None, seeds, symbol="", counted=True),)
+    return Place(STORES[owner], "store", x, 1, height=3, pieces=pieces, owner=owner, text=text)
 
 
 def action_parts(state: GalatjangState, action: int) -> ActionParts:

@@ -4,11 +4,12 @@ the narration of what it did, and the evaluation the searching agents use."""
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import TYPE_CHECKING
 
-from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, label
 from boardlab.core.game import Feature
-from boardlab.core.i18n import N_, _
+from boardlab.core.i18n import N_, _, language
 from boardlab.games.jinli.rules import (
     ADJACENT,
     DROP,
@@ -42,24 +43,15 @@ def square_name(square: int) -> str:
 
 def board_model(game: JinLi, state: JinLiState) -> Board:
     """The 7x7 pond on a 9x9 grid: rank 7 at the top, files and ranks labelled around."""
-    places = []
-    for file in range(SIZE):
-        for y in (0, SIZE + 1):
-            places.append(Place(f"file {FILES[file]}", "label", file + 1, y, text=FILES[file]))
-    for rank in range(SIZE):
-        y = SIZE - rank
-        for x in (0, SIZE + 1):
-            places.append(Place(f"rank {rank + 1}", "label", x, y, text=str(rank + 1)))
-        for file in range(SIZE):
-            square = rank * SIZE + file
-            bit = 1 << square
-            pieces: tuple[Piece, ...] = ()
-            for side in (0, 1):
-                if state.koi[side] & bit:
-                    pieces = (Piece("koi", side, symbol=SYMBOLS[side]),)
-            if state.stones & bit:
-                pieces = (Piece("stone", None, symbol="o"),)
-            places.append(Place(square_name(square), "square", file + 1, y, pieces=pieces))
+    places = list(LABELS)
+    for square in range(SIZE * SIZE):
+        bit = 1 << square
+        if state.stones & bit:
+            places.append(square_place(square, STONE))
+        elif (state.koi[0] | state.koi[1]) & bit:
+            places.append(square_place(square, 0 if state.koi[0] & bit else 1))
+        else:
+            places.append(square_place(square, None))
     over = game.outcome_of(state) is not None
     tallies = tuple(
         (
@@ -79,7 +71,42 @@ def board_model(game: JinLi, state: JinLiState) -> Board:
     )
 
 
+#: The files and ranks written around the pond.
+LABELS = tuple(
+    label(f"file {FILES[file]}", file + 1, y, FILES[file])
+    for file in range(SIZE)
+    for y in (0, SIZE + 1)
+) + tuple(
+    label(f"rank {rank + 1}", x, SIZE - rank, str(rank + 1))
+    for rank in range(SIZE)
+    for x in (0, SIZE + 1)
+)
+#: What stands on a square, for ``square_place``: a player's koi (0 or 1), a stone, None.
+STONE = 2
+
+
+@cache
+def square_place(square: int, content: int | None) -> Place:
+    """A square of the pond with a koi of player ``content``, a stone or nothing: made
+    once, as a square holds one of four things (a server describes thousands of ponds)."""
+    if content is None:
+        pieces: tuple[Piece, ...] = ()
+    elif content == STONE:
+        pieces = (Piece("stone", None, symbol="o"),)
+    else:
+        pieces = (Piece("koi", content, symbol=SYMBOLS[content]),)
+    x, y = square % SIZE + 1, SIZE - square // SIZE
+    return Place(square_name(square), "square", x, y, pieces=pieces)
+
+
 def action_parts(state: JinLiState, action: int) -> ActionParts:
+    # an action names all it does, whatever the position: its parts are made once
+    return parts_of(action, language())
+
+
+@cache
+def parts_of(action: int, lang: str) -> ActionParts:
+    """The parts of ``action`` in ``lang`` (the current language)."""
     if action == PASS:
         return ActionParts("pass", (), _("pass"))
     if action >= GIVE:

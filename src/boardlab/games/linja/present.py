@@ -5,9 +5,10 @@ and the evaluation the searching agents use."""
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import TYPE_CHECKING
 
-from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally
+from boardlab.core.board import ActionParts, Board, Note, Piece, Place, Tally, label
 from boardlab.core.game import Feature
 from boardlab.core.i18n import N_, _, counted, pgettext
 from boardlab.games.linja.rules import (
@@ -51,23 +52,18 @@ def board_model(game: Linja, state: LinjaState) -> Board:
     """Rows 7 (Red's start, Black's goal) down to 0 under a heading, one line each: the
     row number, the row with both colours' pieces, and what the row is (a start zone, a
     goal, full)."""
-    places = [Place("rows", "label", 0, 0, text=_("row"))]
+    places = [label("rows", 0, 0, _("row"))]
     for row in range(ROWS):
         y = ROWS - row
         black, red = state.counts[BLACK][row], state.counts[1 - BLACK][row]
-        pieces = tuple(
-            Piece("piece", side, count=n, symbol=SYMBOLS[side])
-            for side, n in ((0, black), (1, red))
-            if n
-        )
-        places.append(Place(f"row {row}", "label", 0, y, text=str(row)))
-        places.append(Place(str(row), "row", 1, y, pieces=pieces))
+        places.append(label(f"row {row}", 0, y, str(row)))
+        places.append(row_place(row, black, red))
         if row in ZONES:
             note = _(ZONES[row])
         else:
             note = pgettext("row", "full") if black + red >= CAPACITY else ""
         if note:
-            places.append(Place(f"about row {row}", "label", 2, y, text=note))
+            places.append(label(f"about row {row}", 2, y, note))
     over = game.outcome_of(state) is not None
     points = game.points(state)
     return Board(
@@ -79,6 +75,18 @@ def board_model(game: Linja, state: LinjaState) -> Board:
         due="" if over else due(state),
         notes=(_("points as if the game ended now"),),
     )
+
+
+@cache
+def row_place(row: int, black: int, red: int) -> Place:
+    """Row ``row`` with ``black`` and ``red`` pieces on it: made once (a server
+    describes thousands of boards a minute)."""
+    pieces = tuple(
+        Piece("piece", side, count=n, symbol=SYMBOLS[side])
+        for side, n in ((0, black), (1, red))
+        if n
+    )
+    return Place(str(row), "row", 1, ROWS - row, pieces=pieces)
 
 
 def action_parts(state: LinjaState, action: int) -> ActionParts:

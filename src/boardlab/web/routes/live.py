@@ -23,7 +23,7 @@ from fastapi import APIRouter, WebSocket
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
-from boardlab.web.data import DatabaseAway, RequestError, Viewer, online
+from boardlab.web.data import DatabaseAway, RequestError, Viewer, message_text, online
 from boardlab.web.deps import Site, site_of, status_of, viewer_of
 from boardlab.web.guard import RateLimit, client_key
 from boardlab.web.talk import check_line
@@ -83,7 +83,7 @@ class Outbox:
         self.ready.set()
 
     def send(self, data: dict[str, Any]) -> None:
-        self(json.dumps(data))
+        self(message_text(data))
 
     def finish(self, code: int) -> None:
         """Close the socket with ``code`` after the messages waiting."""
