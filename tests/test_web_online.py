@@ -536,6 +536,106 @@ def test_two_worker_processes_serve_one_game(request: pytest.FixtureRequest, tmp
         server.stop()
 
 
+def test_each_game_lives_in_one_of_several_worker_processes(
+    request: pytest.FixtureRequest, tmp_path: Any
+) -> None:
+    """``serve --workers 2``: whichever process a connection lands on, a game's pages,
+    socket and API are served by the one process that owns the game (``handoff.py``),
+    so its two players' pages are in one room and each sees the other present. Were
+    they in a room each, each room would count only its own page, and in about half the
+    games each player would see the other "away"."""
+
+    server = LiveServer(request.getfixturevalue("postgres").fresh(), tmp_path, workers=2)
+    server.start()
+    invitation = re.compile(r'id="invitation-link" readonly value="https?://[^/]+(/join/[^"]+)"')
+    try:
+        games = []
+        form = {"opponent": "online", "seat": "0", **SMALL["galatjang"]}
+        for _ in range(12):
+            status, headers, _text = http_call(server.url, "FORM", "/new/galatjang", form)
+            assert status == 303
+            game_id = headers["location"].rsplit("/", 1)[1]
+            seats = [f"seat-{game_id}={cookie(headers, f'seat-{game_id}')}"]
+            sent = "; ".join(line.split(";", 1)[0] for line in headers["set-cookie"].split("\n"))
+            page = http_call(server.url, "GET", f"/play/{game_id}", None, {"Cookie": sent})
+            found = invitation.search(page[2])
+            assert found, page[2][:300]
+            status, headers, _text = http_call(server.url, "POST", found.group(1))
+            assert status == 303
+            seats.append(f"seat-{game_id}={cookie(headers, f'seat-{game_id}')}")
+            games.append((game_id, seats))
+        for game_id, seats in games:
+            pages = [
+                connect(
+                    f"ws://127.0.0.1:{server.port}/ws/games/{game_id}",
+                    additional_headers={"Cookie": seat},
+                    open_timeout=30,
+                )
+                for seat in seats
+            ]
+            with pages[0], pages[1]:
+                states = [first_state(page) for page in pages]
+                acting = states[0]["to_act"]
+                action = states[0]["legal"][0]["action"]
+                play = {"type": "play", "id": 1, "ply": 0, "action": action}
+                pages[acting].send(json.dumps(play))
+                after = [state_at(page, 1) for page in pages]
+                assert [state["away"] for state in after] == [[], []], game_id
+            answer = json.loads(http_call(server.url, "GET", f"/api/games/{game_id}")[2])
+            assert answer["ply"] == 1 and answer["moves"][0]["actions"] == [action]
+    finally:
+        server.stop()
+
+
+def test_every_game_path_is_handed_to_the_games_process() -> None:
+    """Every route that names a stored game by its id is one the server processes hand
+    to the game's own (``handoff.GAME_PATH``); the routes that name a kind of game
+    (``/new/jinli``, ``/rules/jinli``) and the rest are answered where they land."""
+    from boardlab.web.handoff import GAME_PATH, slot_of
+    from boardlab.web.routes import api, live, pages
+
+    kinds = {"/new/{game_id}", "/rules/{game_id}"}
+    seen = 0
+    for route in [*pages.router.routes, *api.router.routes, *live.router.routes]:
+        path = getattr(route, "path", "")
+        if "{game_id}" not in path:
+            assert GAME_PATH.match(f"GET {path} HTTP/1.1".encode()) is None, path
+            continue
+        asked = path.replace("{game_id}", "Ab-3_x9").replace("{secret}", "s3cr3t")
+        for tail in (" HTTP/1.1", "?since=4 HTTP/1.1"):
+            found = GAME_PATH.match(f"POST {asked}{tail}".encode())
+            if path in kinds:
+                assert found is None, path
+            else:
+                assert found is not None and found.group(1) == b"Ab-3_x9", path
+                seen += 1
+    assert seen >= 2 * 10
+    spread = [slot_of(f"game{k}".encode(), 2) for k in range(1000)]
+    assert 400 < spread.count(0) < 600  # the games of two processes, about half each
+
+
+def first_state(page: Any) -> dict[str, Any]:
+    """The first state a page's socket is sent."""
+    while True:
+        message = json.loads(page.recv(timeout=30))
+        if message["type"] == "state":
+            state: dict[str, Any] = message["state"]
+            return state
+
+
+def state_at(page: Any, ply: int) -> dict[str, Any]:
+    """The state of action number ``ply`` as the page's socket tells it, with the
+    status of the moment (away, thinking) folded in."""
+    state: dict[str, Any] = {}
+    while state.get("ply") != ply:
+        message = json.loads(page.recv(timeout=30))
+        if message["type"] == "state":
+            state = {**state, **message["state"]}
+        elif message["type"] == "status":
+            state.update(message)
+    return state
+
+
 # ---------------------------------------------------------------------- guards
 def test_answers_carry_a_strict_content_security_policy(people: list[Any]) -> None:
     creator, *_ = people

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import errno
+import functools
 import os
+import shutil
 import socket
+import tempfile
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import h11
@@ -17,6 +22,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
 from boardlab.web.guard import Limits, client_key
+from boardlab.web.handoff import FOLDER_VARIABLE, WORKERS_VARIABLE, Handoff
 
 
 class GuardedHTTP(H11Protocol):
@@ -28,6 +34,23 @@ class GuardedHTTP(H11Protocol):
     #: connections open in this process, by client
     open: ClassVar[collections.Counter[str]] = collections.Counter()
     limits: ClassVar[Limits | None] = None
+    #: this process's part in handing each game's connections to its process
+    #: (``handoff.py``): None with one process, unset until the first connection
+    handoff: ClassVar[Handoff | bool | None] = False
+
+    def __init__(self, *args: Any, initial: bytes = b"", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: bytes another process read from this connection before it handed it here
+        self.initial = initial
+        if GuardedHTTP.handoff is False:
+            GuardedHTTP.handoff = Handoff.from_environment()
+            if GuardedHTTP.handoff is not None:
+                made = functools.partial(type(self), self.config, self.server_state, self.app_state)
+                self.loop.add_reader(
+                    GuardedHTTP.handoff.inbox,
+                    GuardedHTTP.handoff.receive,
+                    functools.partial(adopt, self.loop, made),
+                )
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -43,6 +66,24 @@ class GuardedHTTP(H11Protocol):
                 transport.close()
                 return
         self._expect_headers()
+        if self.initial:  # before anything more is read from the socket
+            initial, self.initial = self.initial, b""
+            self.data_received(initial)
+
+    def data_received(self, data: bytes) -> None:
+        handoff = GuardedHTTP.handoff
+        if (
+            isinstance(handoff, Handoff)
+            and self.conn.their_state is h11.IDLE
+            and not self.conn.trailing_data[0]
+        ):
+            slot = handoff.owner(data)
+            if slot is not None:
+                connection = self.transport.get_extra_info("socket")
+                if connection is not None and handoff.send(slot, connection.fileno(), data):
+                    self.transport.abort()  # this process's copy; the owner holds its own
+                    return
+        super().data_received(data)
 
     def _expect_headers(self) -> None:
         assert GuardedHTTP.limits is not None
@@ -77,6 +118,28 @@ class GuardedHTTP(H11Protocol):
         super().on_response_complete()
         if not self.transport.is_closing():
             self._expect_headers()
+
+
+def adopt(
+    loop: asyncio.AbstractEventLoop,
+    made: Callable[..., GuardedHTTP],
+    connection: socket.socket,
+    data: bytes,
+) -> None:
+    """Go on with a connection another process of the server handed here, as if it had
+    been accepted here, from the bytes that process read of it."""
+
+    async def serve() -> None:
+        with contextlib.suppress(OSError):  # the client went meanwhile
+            await loop.connect_accepted_socket(lambda: made(initial=data), connection)
+
+    task = loop.create_task(serve())
+    ADOPTING.add(task)
+    task.add_done_callback(ADOPTING.discard)
+
+
+#: Connections being taken over (kept until they are).
+ADOPTING: set[asyncio.Task[None]] = set()
 
 
 def proxy(host: str, trusted: Any) -> bool:
@@ -158,7 +221,14 @@ def serve(
         server_header=False,
     )
     if workers > 1:
-        Multiprocess(config, sockets=[listener]).run()
+        # each game's connections go to one process (``handoff.py``), which finds the
+        # others by their slots in this folder
+        folder = tempfile.mkdtemp(prefix="boardlab-workers-")
+        os.environ[FOLDER_VARIABLE], os.environ[WORKERS_VARIABLE] = folder, str(workers)
+        try:
+            Multiprocess(config, sockets=[listener]).run()
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     else:
         uvicorn.Server(config).run(sockets=[listener])
     return 0
