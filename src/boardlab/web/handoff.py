@@ -64,13 +64,18 @@ class Handoff:
         #: connections sent to their owners, and taken from the others (for the tests)
         self.sent = self.taken = 0
 
+    @staticmethod
+    def wanted() -> bool:
+        """Whether ``serve`` runs several processes that hand each other connections."""
+        return bool(os.environ.get(FOLDER_VARIABLE)) and int(os.environ[WORKERS_VARIABLE]) > 1
+
     @classmethod
     def from_environment(cls) -> Handoff | None:
-        """This process's part, when ``serve`` runs several (else None): the first free
-        slot."""
-        folder, workers = os.environ.get(FOLDER_VARIABLE), os.environ.get(WORKERS_VARIABLE)
-        if not folder or not workers or int(workers) < 2:
+        """This process's part, when ``serve`` runs several: the first free slot (None:
+        one process, or every slot held, as while a process replaces another)."""
+        if not cls.wanted():
             return None
+        folder, workers = os.environ[FOLDER_VARIABLE], os.environ[WORKERS_VARIABLE]
         for slot in range(int(workers)):
             lock = os.open(Path(folder) / f"slot-{slot}.lock", os.O_CREAT | os.O_RDWR, 0o600)
             try:

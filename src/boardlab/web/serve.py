@@ -43,14 +43,15 @@ class GuardedHTTP(H11Protocol):
         #: bytes another process read from this connection before it handed it here
         self.initial = initial
         if GuardedHTTP.handoff is False:
-            GuardedHTTP.handoff = Handoff.from_environment()
-            if GuardedHTTP.handoff is not None:
+            handoff = Handoff.from_environment()
+            if handoff is not None:
                 made = functools.partial(type(self), self.config, self.server_state, self.app_state)
-                self.loop.add_reader(
-                    GuardedHTTP.handoff.inbox,
-                    GuardedHTTP.handoff.receive,
-                    functools.partial(adopt, self.loop, made),
+                receive = functools.partial(
+                    handoff.receive, functools.partial(adopt, self.loop, made)
                 )
+                self.loop.add_reader(handoff.inbox, receive)
+            if handoff is not None or not Handoff.wanted():
+                GuardedHTTP.handoff = handoff  # else every slot is held: tried again later
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

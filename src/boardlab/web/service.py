@@ -358,8 +358,9 @@ class GameService:
         if stored.clock is not None and stored.clock["since"] is not None:
             next_to_act = None if after.is_over() else after.position.to_act
             ticked = clock.after_action(stored.clock, mover, next_to_act, clock.milliseconds())
-        revision = await self.writer.append(Append(stored.id, ply, text, after.result(), ticked))
-        self._changed(room, played(stored, text, after.result(), revision, ticked), after)
+        result = after.result()
+        revision = await self.writer.append(Append(stored.id, ply, text, result, ticked))
+        self._changed(room, played(stored, text, result, revision, ticked), after)
 
     async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Take back the latest turn a person played (and the agent's replies after it),

@@ -96,7 +96,8 @@ class Outbox:
             self.ready.clear()
             while self.waiting:
                 text = self.waiting.popleft()
-                await asyncio.wait_for(self.socket.send_text(text), SEND_SECONDS)
+                async with asyncio.timeout(SEND_SECONDS):  # (wait_for would make a task)
+                    await self.socket.send_text(text)
             if self.closing is not None:
                 await self.socket.close(code=self.closing)
                 return
@@ -138,6 +139,8 @@ async def page(site: Site, socket: WebSocket, game_id: str) -> None:
     reading = asyncio.create_task(read(site, socket, game_id, viewer, outbox))
     try:
         await asyncio.wait({sending, reading}, return_when=asyncio.FIRST_COMPLETED)
+        if outbox.closing is not None and not sending.done():  # its last words, the close
+            await asyncio.wait({sending}, timeout=SEND_SECONDS)
     finally:
         service.unwatch(game_id, outbox)
         for task in (sending, reading):
