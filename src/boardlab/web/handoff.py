@@ -27,8 +27,8 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-#: The paths that name a game by its id (``/new/jinli`` and ``/rules/jinli`` name a kind
-#: of game; every other route with a game's id is here: ``test_every_game_path_is_handed``).
+#: The paths that name a game by its id (``/new/KIND`` and ``/rules/KIND`` name a kind
+#: of game; every other route with a game's id is here, as a test checks).
 GAME_PATH = re.compile(
     rb"[A-Z]+ /(?:api/games|ws/games|play|seat|join|lobby|rematch|review)/([A-Za-z0-9_-]{1,64})"
     rb"(?:[/? ])"
