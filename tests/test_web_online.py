@@ -950,6 +950,64 @@ def test_a_stalled_page_holds_up_no_other(tmp_path: Any) -> None:
     assert [json.loads(text)["v"] for text in heard[1:]] == [0, 1, 2, 3]
 
 
+def test_a_page_gets_its_messages_in_order_written_at_once_or_waiting(tmp_path: Any) -> None:
+    """A message goes out as a frame the moment the connection takes it; while it does
+    not (its buffer full), messages wait and go the slow way, and none overtakes one
+    that waits."""
+    import asyncio
+
+    from websockets.frames import Frame
+    from websockets.streams import StreamReader
+
+    from boardlab.web.routes.live import FRAMES, Outbox
+
+    sent: list[str] = []  # what reached the page, in order
+    open_now = [True]
+
+    def write(frame: bytes) -> bool:
+        if not open_now[0]:
+            return False
+        reader = StreamReader()
+        reader.feed_data(frame)
+        reader.feed_eof()
+        parsing = Frame.parse(reader.read_exact, mask=False)
+        with pytest.raises(StopIteration) as parsed:
+            next(parsing)
+        sent.append(bytes(parsed.value.value.data).decode())
+        return True
+
+    class Socket:
+        def __init__(self) -> None:
+            self.scope = {"extensions": {FRAMES: {"write": write}}}
+
+        async def send_text(self, text: str) -> None:
+            open_now[0] = True  # the connection drains, and this send goes on later
+            await asyncio.sleep(0.01)
+            sent.append(text)
+
+        async def close(self, code: int) -> None:
+            sent.append(f"closed {code}")
+
+    async def main() -> None:
+        outbox = Outbox(Socket())  # type: ignore[arg-type]
+        running = asyncio.create_task(outbox.run())
+        outbox("één")
+        outbox("2" * 200)
+        open_now[0] = False
+        outbox("3" * 70_000)
+        await asyncio.sleep(0)  # its slow send begins
+        outbox("4")  # while it goes on, the connection drained: this waits its turn
+        await asyncio.sleep(0.1)
+        assert not outbox.waiting
+        outbox("5")  # written at once again
+        assert sent[-1] == "5"
+        outbox.finish(1000)
+        await running
+
+    asyncio.run(main())
+    assert sent == ["één", "2" * 200, "3" * 70_000, "4", "5", "closed 1000"]
+
+
 def test_actions_of_many_games_are_stored_together_and_refused_alone(tmp_path: Any) -> None:
     """Group commit: the actions that come while one transaction is written go in the
     next, all in one; each waits for its own; a stale one is refused while the others

@@ -18,11 +18,13 @@ from typing import Any, ClassVar
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
 from boardlab.web.guard import Limits, client_key
 from boardlab.web.handoff import FOLDER_VARIABLE, WORKERS_VARIABLE, Handoff
+from boardlab.web.routes.live import FRAMES
 
 
 class GuardedHTTP(H11Protocol):
@@ -121,6 +123,33 @@ class GuardedHTTP(H11Protocol):
             self._expect_headers()
 
 
+class FramedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket connection, which also takes a frame the app made itself
+    (the ``FRAMES`` extension of its scope): a change is told to every page of a game as
+    the same bytes, written to each connection at once, not passed down the ASGI layers
+    and framed again for each page."""
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            scope["extensions"][FRAMES] = {"write": self.write_frame}
+
+    def write_frame(self, frame: bytes) -> bool:
+        """Write a whole frame now, if the connection is open and takes it without
+        waiting; else False, and the app sends it the ASGI way, which waits."""
+        if (
+            not self.handshake_complete
+            or self.close_sent
+            or self.disconnected
+            or not self.writable.is_set()
+            or self.transport.is_closing()
+        ):
+            return False
+        self.transport.write(frame)
+        return True
+
+
 def adopt(
     loop: asyncio.AbstractEventLoop,
     made: Callable[..., GuardedHTTP],
@@ -216,6 +245,7 @@ def serve(
         # would be compressed again for each connection (a thousand spectators, a
         # thousand times)
         ws_per_message_deflate=False,
+        ws=FramedWebSocket,
         http=GuardedHTTP,
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies or "",

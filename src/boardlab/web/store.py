@@ -224,6 +224,10 @@ class Store:
         #: whether changes are announced to the other server processes (PostgreSQL)
         self.announces = self.engine.dialect.name == "postgresql"
         self._appending = Appending(self.engine.dialect)
+        #: the connection that stores actions (``append_many``), kept between its
+        #: transactions, and the lock of the thread using it
+        self._appender: Any = None
+        self._appender_lock = threading.Lock()
         # a lost database, as SQLAlchemy says it and as the driver does (``append_many``)
         driver = self.engine.dialect.loaded_dbapi
         self._lost: tuple[type[Exception], ...] = (
@@ -237,6 +241,10 @@ class Store:
 
     def close(self) -> None:
         """Give the database its connections back now."""
+        with self._appender_lock:
+            if self._appender is not None:
+                self._appender.close()
+                self._appender = None
         self.engine.dispose()
 
     def checkpoint(self) -> tuple[int, int] | None:
@@ -389,8 +397,7 @@ class Store:
         # in the order of their games, so that two processes' batches never wait for
         # each other's rows in a circle
         order = sorted(range(len(appends)), key=lambda k: appends[k].game_id)
-        with self._reachable(), self._writing, self.engine.begin() as connection:
-            cursor = connection.connection.cursor()
+        with self._reachable(), self._writing, self._appending_transaction() as cursor:
             moment = sql.moment(now())
             for k in order:
                 item = appends[k]
@@ -419,8 +426,33 @@ class Store:
                     cursor.execute(sql.notify, (CHANNEL, payload))
                     cursor.fetchall()
                 answers[k] = revision
-            cursor.close()
         return [answers[k] for k in range(len(appends))]
+
+    @contextmanager
+    def _appending_transaction(self) -> Iterator[Any]:
+        """A transaction on the connection kept for storing actions, as the driver's
+        cursor: a batch of actions, the server's most frequent write, takes no
+        connection from the pool, asks no ping, and goes through no SQLAlchemy event
+        (each cost more than the batch's statements). After an error the connection is
+        let go, so a database that restarted is found again by the next batch."""
+        with self._appender_lock:
+            if self._appender is None:
+                self._appender = self.engine.raw_connection()
+            connection = self._appender
+            try:
+                cursor = connection.cursor()
+                if self.engine.dialect.name == "sqlite":
+                    cursor.execute("BEGIN IMMEDIATE")  # as ``open_engine``'s writers do
+                yield cursor
+                cursor.close()
+                connection.commit()
+            except BaseException:
+                self._appender = None
+                with contextlib.suppress(Exception):
+                    connection.rollback()
+                with contextlib.suppress(Exception):
+                    connection.invalidate()  # not back to the pool: it may be broken
+                raise
 
     def truncate(self, game_id: str, ply: int, length: int) -> int:
         """Keep the first ``length`` actions (an undo, also of a resignation), when the

@@ -7,8 +7,10 @@ each change as it happens. Each action it sends may carry an ``id``; the answer 
 ``ack`` with that id once the change is stored (after the change's own event), or an
 ``error`` with the id, the HTTP status it would have had and the reason.
 
-What a page is sent waits in its ``Outbox``, in order; a page too slow to take its
-messages is closed (it comes back with its version and misses nothing).
+What a page is sent goes out at once when its connection takes it, as a frame made
+once for all the pages that are sent the same text; else it waits in the page's
+``Outbox``, in order. A page too slow to take its messages is closed (it comes back with
+its version and misses nothing).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import json
+import struct
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
@@ -46,6 +51,10 @@ MESSAGES: dict[str, tuple[str, ...]] = {
     "resign": ("ply",),
     "draw": ("ply", "answer"),
 }
+#: The scope extension by which the server takes frames the app made itself
+#: (``serve.FramedWebSocket``): ``{"write": write}``, ``write(frame)`` False when the
+#: connection cannot take it now.
+FRAMES = "boardlab.frames"
 #: Examples of each, for the message that refuses a bad one.
 EXAMPLES = (
     '{"type": "play", "id": 1, "ply": 0, "action": "..."}',
@@ -71,9 +80,22 @@ class Outbox:
         self.ready = asyncio.Event()
         #: the code to close with once what waits is sent, or None while it stays open
         self.closing: int | None = None
+        #: writes a frame now, when the server offers it and the connection takes it
+        self.write: Callable[[bytes], bool] | None = (
+            socket.scope.get("extensions", {}).get(FRAMES, {}).get("write")
+        )
+        #: whether the outbox's task is sending a message (what comes meanwhile waits)
+        self.sending = False
 
     def __call__(self, text: str) -> None:
         if self.closing is not None:
+            return
+        if (
+            not self.waiting
+            and not self.sending
+            and self.write is not None
+            and self.write(frame_of(text))
+        ):
             return
         if len(self.waiting) >= OUTBOX_MOST:
             self.waiting.clear()
@@ -96,11 +118,28 @@ class Outbox:
             self.ready.clear()
             while self.waiting:
                 text = self.waiting.popleft()
+                self.sending = True
                 async with asyncio.timeout(SEND_SECONDS):  # (wait_for would make a task)
                     await self.socket.send_text(text)
+                self.sending = False
             if self.closing is not None:
                 await self.socket.close(code=self.closing)
                 return
+
+
+@functools.lru_cache(maxsize=8)
+def frame_of(text: str) -> bytes:
+    """``text`` as one WebSocket text frame from a server (final, unmasked), made once
+    for all the pages a change is told to."""
+    payload = text.encode()
+    size = len(payload)
+    if size < 126:
+        head = struct.pack("!BB", 0x81, size)
+    elif size < 1 << 16:
+        head = struct.pack("!BBH", 0x81, 126, size)
+    else:
+        head = struct.pack("!BBQ", 0x81, 127, size)
+    return head + payload
 
 
 @router.websocket("/ws/games/{game_id}")
