@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the web extra is not installed")
 
 import httpx2 as httpx
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 import boardlab
@@ -199,6 +199,28 @@ def test_chat_is_limited_by_seat_whatever_else_a_socket_sends(server: LiveServer
             message = json.loads(ws.recv(timeout=10))
             kinds[message["type"]] = message
     assert len(kinds["chat"]["lines"]) == 8 and refused == 4  # 8 in 10 s, a seat
+
+
+def test_a_burst_of_messages_is_answered_in_order_until_the_socket_floods(
+    server: LiveServer,
+) -> None:
+    """A page's messages that come at once wait for the app a few at a time (the rest
+    in the network's buffers): each is answered, in order, until the page has sent more
+    than its share; then it is told so and its socket closes."""
+    from boardlab.web.routes.live import SOCKET_MOST
+
+    http = browser(server)
+    game_id = new_game(http)
+    address = f"ws://127.0.0.1:{server.port}/ws/games/{game_id}"
+    with connect(address, additional_headers={"Origin": server.url}) as ws:
+        for k in range(SOCKET_MOST + 20):
+            ws.send(json.dumps({"type": "ping", "id": k}))
+        kinds = []
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                kinds.append(json.loads(ws.recv(timeout=10))["type"])
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert kinds == ["welcome", "state", *["pong"] * SOCKET_MOST, "error"], kinds
 
 
 # ---------------------------------------------------------------------- work and memory

@@ -5,6 +5,7 @@ backend speak in these; none of them needs HTTP or SQL to be read.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 from collections.abc import Sequence
@@ -123,11 +124,16 @@ class Viewer:
 
     secrets: tuple[str, ...] = ()
 
+    @functools.cached_property
+    def keys(self) -> frozenset[str]:
+        """The hashes of its secrets, worked out once (a page asks at each action)."""
+        return frozenset(key_of(secret) for secret in self.secrets)
+
     def seats(self, stored: StoredGame) -> frozenset[int]:
         """The seats this viewer acts for; none for a spectator."""
         if stored.seat_keys is None or not self.secrets:  # from before seats had keys
             return frozenset()
-        keys = {key_of(secret) for secret in self.secrets}
+        keys = self.keys
         return frozenset(
             k
             for k, key in enumerate(stored.seat_keys)

@@ -123,17 +123,34 @@ class GuardedHTTP(H11Protocol):
             self._expect_headers()
 
 
+#: Messages from a page that may wait for the app before its connection is not read
+#: (each at most ``ws_max_size``).
+QUEUED_MOST = 8
+
+
 class FramedWebSocket(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket connection, which also takes a frame the app made itself
     (the ``FRAMES`` extension of its scope): a change is told to every page of a game as
     the same bytes, written to each connection at once, not passed down the ASGI layers
-    and framed again for each page."""
+    and framed again for each page. It reads on while a few messages wait."""
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
         if scope is not None:
             scope["extensions"][FRAMES] = {"write": self.write_frame}
+
+    def send_receive_event_to_app(self) -> None:
+        """Queue a message for the app. uvicorn stops reading the connection until the
+        app has taken each one (two system calls a message); here it stops only once
+        ``QUEUED_MOST`` wait, which bounds a connection's memory as well."""
+        paused = self.read_paused
+        self.read_paused = True  # so that uvicorn does not pause: decided below
+        super().send_receive_event_to_app()
+        self.read_paused = paused
+        if not paused and self.queue.qsize() >= QUEUED_MOST:
+            self.read_paused = True
+            self.transport.pause_reading()
 
     def write_frame(self, frame: bytes) -> bool:
         """Write a whole frame now, if the connection is open and takes it without
