@@ -356,3 +356,48 @@ def test_a_copy_goes_on_alone() -> None:
     ) == before
     assert record.resigned is None and twin.resigned == 1
     assert twin.copy().to_text() == twin.to_text()
+
+
+@pytest.mark.parametrize("game_id", boardlab.game_ids())
+def test_a_record_resumed_from_a_snapshot_is_the_record_replayed(game_id: str) -> None:
+    """A record resumed from the position where its last turn began (and the first ply
+    of each turn) answers as the record played from the start: its position, turns,
+    last turn, undo points, strings, copies, and its positions once asked for."""
+    import random
+
+    game = boardlab.new_game(game_id)
+    for seed in range(6):
+        rng = random.Random(seed)
+        played = GameRecord(game)
+        while not played.is_over() and len(played) < 150:
+            played.play(rng.choice(played.position.legal_actions()))
+            turns = [turn.first_ply for turn in played.turns()]
+            snapshot = game.from_position_string(played.positions[turns[-1]].position_string())
+            resumed = GameRecord.resumed(
+                game, game.initial(), played.action_strings(), turns, snapshot
+            )
+            assert len(resumed) == len(played) and resumed.position == played.position
+            assert list(resumed.turns()) == list(played.turns())
+            assert resumed.last_turn() == played.last_turn()
+            assert resumed.action_strings() == played.action_strings()
+            human = resumed.turn_start(lambda player: player == 1)
+            assert human == played.turn_start(lambda player: player == 1)
+            twin = resumed.copy()
+            twin.undo_to(len(twin) // 2)
+            assert twin.positions == played.positions[: len(twin) + 1]
+            assert resumed.positions == played.positions
+            assert resumed.actions == played.actions
+
+
+def test_a_snapshot_that_does_not_fit_the_actions_is_refused() -> None:
+    game = boardlab.new_game("linja")
+    played = GameRecord(game)
+    for _ in range(6):
+        played.play(played.position.legal_actions()[0])
+    turns = [turn.first_ply for turn in played.turns()]
+    texts = played.action_strings()
+    right = played.positions[turns[-1]]
+    wrong = played.positions[turns[-1] - 1]
+    for bad in ((texts, turns, wrong), (texts, [1, *turns[1:]], right), (texts[:-3], turns, right)):
+        with pytest.raises(boardlab.BoardlabError):
+            GameRecord.resumed(game, game.initial(), *bad).positions  # noqa: B018

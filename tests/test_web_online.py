@@ -1008,6 +1008,57 @@ def test_a_page_gets_its_messages_in_order_written_at_once_or_waiting(tmp_path: 
     assert sent == ["één", "2" * 200, "3" * 70_000, "4", "5", "closed 1000"]
 
 
+@pytest.mark.parametrize("game_id", ["jinli", "linja", "galatjang"])
+def test_a_room_loads_from_its_snapshot_as_from_its_replay(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, game_id: str
+) -> None:
+    """A game is loaded from the snapshot stored with its last action (the position
+    where its last turn began, the turns before it), not by replaying every action: a
+    server that starts again shows each game as a replay would, with no replay; a
+    snapshot that does not fit (or none, from before snapshots) is replayed."""
+    import asyncio
+    import random
+
+    from boardlab.web import thinking
+    from boardlab.web.data import Viewer, key_of
+    from boardlab.web.service import GameService
+    from boardlab.web.store import GameRow, Store
+
+    url = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    secret = "s" * 24
+    store = Store(url)
+    game = store.create(game_id, {}, ["human", "human"], "me", seat_keys=[key_of(secret)] * 2)
+    rng = random.Random(7)
+
+    async def play(count: int) -> dict[str, Any]:
+        games = GameService(Store(url), workers=1)
+        for _ in range(count):
+            state = await games.state(game)
+            if state["outcome"] is not None:
+                break
+            action = rng.choice(state["legal"])["action"]
+            await games.play(game, action, state["ply"], Viewer((secret,)))
+        state = await games.state(game, Viewer((secret,)))
+        await games.close()
+        return state
+
+    played = asyncio.run(play(30))
+    assert played["ply"] >= 20
+    replays: list[str] = []
+    real_rebuild = thinking.rebuild
+    monkeypatch.setattr(
+        thinking, "rebuild", lambda *args: replays.append(args[0]) or real_rebuild(*args)
+    )
+    assert asyncio.run(play(0)) == played and replays == []  # from the snapshot
+    with store.session() as session:  # a snapshot that does not fit its game
+        session.get(GameRow, game).snapshot = '{"length": 3, "turns": [0], "position": "?"}'
+    assert asyncio.run(play(0)) == played and replays == [game_id]  # replayed
+    after = asyncio.run(play(5))  # replayed; each action writes the snapshot again
+    assert after["ply"] > played["ply"]
+    assert asyncio.run(play(0)) == after and replays == [game_id] * 2
+    store.close()
+
+
 def test_actions_of_many_games_are_stored_together_and_refused_alone(tmp_path: Any) -> None:
     """Group commit: the actions that come while one transaction is written go in the
     next, all in one; each waits for its own; a stale one is refused while the others

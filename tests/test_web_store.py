@@ -84,7 +84,13 @@ class Lockstep:
         answers = []
         for k, store in enumerate(self.stores):
             batch = [
-                Append("nosuchgame00" if g is None else self.games[g.n][k], ply, action, "*")
+                Append(
+                    "nosuchgame00" if g is None else self.games[g.n][k],
+                    ply,
+                    action,
+                    "*",
+                    snapshot=f"snapshot after {ply + 1}",
+                )
                 for g, ply, action in plays
             ]
             answers.append(seen(store.append_many(batch), self.ids[k]))

@@ -22,6 +22,7 @@ and token of any error. Reading what was written gives back the same game.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -111,8 +112,14 @@ class GameRecord:
         self.start = start if start is not None else game.initial()
         if self.start.game != game:
             raise BoardlabError(_("the start position belongs to another game or options"))
-        self.actions: list[int] = []
-        self.positions: list[Position[Any]] = [self.start]
+        #: the actions and positions from ply ``_base`` on (all of them, ``_base`` 0,
+        #: unless the record was ``resumed``)
+        self._actions: list[int] = []
+        self._positions: list[Position[Any]] = [self.start]
+        self._base = 0
+        #: the actions before ``_base`` as their strings, each with its player, until
+        #: something asks for their positions (then they are played again)
+        self._before: tuple[tuple[str, int], ...] = ()
         self.headers: dict[str, str] = dict(headers or {})
         #: comments[k]: the comment after the first k actions (0: before any action).
         self.comments: dict[int, str] = {}
@@ -128,8 +135,9 @@ class GameRecord:
         """A record of its own with the same game so far: its positions are shared
         (they are immutable values), its lists and headers are not."""
         twin = GameRecord(self.game, self.start, self.headers)
-        twin.actions = list(self.actions)
-        twin.positions = list(self.positions)
+        twin._actions = list(self._actions)
+        twin._positions = list(self._positions)
+        twin._base, twin._before = self._base, self._before
         twin.comments = dict(self.comments)
         twin.resigned, twin.resign_reason, twin.agreed = (
             self.resigned,
@@ -138,15 +146,93 @@ class GameRecord:
         )
         return twin
 
+    @classmethod
+    def resumed(
+        cls,
+        game: Game[Any],
+        start: Position[Any],
+        actions: Sequence[str],
+        turns: Sequence[int],
+        turn_position: Position[Any],
+        headers: Mapping[str, str] | None = None,
+    ) -> GameRecord:
+        """The record of a game stored with a snapshot: its ``actions`` as strings, the
+        first ply of each of its ``turns``, and the position where the last turn began.
+        Only the last turn is played again; the actions before it become positions only
+        if something asks for them (a review, an undo that far back), so a long game
+        loads in the time of a short one. A snapshot that does not fit the actions is
+        refused (``BoardlabError``): the caller replays them all."""
+        base = turns[-1] if turns else 0
+        order = [*turns, len(actions)]
+        if (
+            turn_position.game != game
+            or (turns and turns[0] != 0)
+            or any(a >= b for a, b in itertools.pairwise(order))
+            or len(actions) < base
+        ):
+            raise BoardlabError(_("the snapshot does not fit the game's actions"))
+        players = [start.to_act if k % 2 == 0 else 1 - start.to_act for k in range(len(turns))]
+        if players and turn_position.to_act != players[-1]:
+            raise BoardlabError(_("the snapshot does not fit the game's actions"))
+        record = cls(game, start, headers)
+        if base:
+            record._base, record._positions = base, [turn_position]
+            record._before = tuple(
+                (actions[ply], players[k])
+                for k in range(len(turns) - 1)
+                for ply in range(order[k], order[k + 1])
+            )
+        for action in actions[base:]:
+            record.play(action)
+        if players and any(p.to_act != players[-1] for p in record._positions[:-1]):
+            raise BoardlabError(_("the snapshot does not fit the game's actions"))
+        return record
+
+    def _whole(self) -> None:
+        """Play the actions before the last turn of a resumed record again, once, for
+        what asks for their positions."""
+        if not self._base:
+            return
+        replayed = GameRecord(self.game, self.start)
+        for text, _player in self._before:
+            replayed.play(text)
+        if replayed.position != self._positions[0]:
+            raise BoardlabError(_("the snapshot does not fit the game's actions"))
+        self._actions = replayed._actions + self._actions
+        self._positions = replayed._positions[:-1] + self._positions
+        self._base, self._before = 0, ()
+
+    @property
+    def actions(self) -> list[int]:
+        """Every action played, as numbers."""
+        self._whole()
+        return self._actions
+
+    @property
+    def positions(self) -> list[Position[Any]]:
+        """The start and the position after each action."""
+        self._whole()
+        return self._positions
+
+    def position_at(self, ply: int) -> Position[Any]:
+        """The position after the first ``ply`` actions."""
+        if ply < self._base:
+            self._whole()
+        return self._positions[ply - self._base]
+
+    def _players(self) -> list[int]:
+        """Who played each action."""
+        return [p for _text, p in self._before] + [p.to_act for p in self._positions[:-1]]
+
     # ------------------------------------------------------------------ play and undo
     @property
     def position(self) -> Position[Any]:
         """The current (last) position."""
-        return self.positions[-1]
+        return self._positions[-1]
 
     def __len__(self) -> int:
         """The number of actions played."""
-        return len(self.actions)
+        return self._base + len(self._actions)
 
     def play(self, action: int | str, comment: str = "") -> Position[Any]:
         """Play a legal action (int or action string) and return the new position; a
@@ -162,10 +248,10 @@ class GameRecord:
         current = self.position
         code = current.parse_action(action) if isinstance(action, str) else action
         after = current.play(code)
-        self.actions.append(code)
-        self.positions.append(after)
+        self._actions.append(code)
+        self._positions.append(after)
         if comment:
-            self.comments[len(self.actions)] = comment
+            self.comments[len(self)] = comment
         return after
 
     def play_all(self, actions: Sequence[int | str]) -> Position[Any]:
@@ -194,36 +280,45 @@ class GameRecord:
                     ply=ply, held=len(self)
                 )
             )
-        del self.actions[ply:]
-        del self.positions[ply + 1 :]
+        if ply < self._base:
+            self._whole()
+        del self._actions[ply - self._base :]
+        del self._positions[ply - self._base + 1 :]
         self.resigned = None
         self.agreed = False
         for key in [k for k in self.comments if k > ply]:
             del self.comments[key]
 
     def action_strings(self) -> list[str]:
-        return [p.action_string(a) for p, a in zip(self.positions, self.actions, strict=False)]
+        tail = zip(self._positions, self._actions, strict=False)
+        return [text for text, _player in self._before] + [p.action_string(a) for p, a in tail]
 
     def last_turn(self) -> list[tuple[Position[Any], int]]:
         """The actions of the latest turn (the last run of actions by one player), each
         with the position it was played in."""
-        if not self.actions:
-            return []
-        mover = self.positions[-2].to_act
-        k = len(self.actions)
-        while k > 0 and self.positions[k - 1].to_act == mover:
+        if not self._actions:
+            if not self._base:
+                return []
+            self._whole()
+        positions, actions = self._positions, self._actions
+        mover = positions[-2].to_act
+        k = len(actions)
+        while k > 0 and positions[k - 1].to_act == mover:
             k -= 1
-        return list(zip(self.positions[k:-1], self.actions[k:], strict=True))
+        if k == 0 and self._base and self._before[-1][1] == mover:
+            self._whole()  # (a resumed record's tail begins at a turn: not reached)
+            return self.last_turn()
+        return list(zip(positions[k:-1], actions[k:], strict=True))
 
     def turn_start(self, person: Callable[[int], bool]) -> int | None:
         """Where the latest turn played by a person (``person(player)`` is true) began:
         what an undo goes back to, taking any agent's replies after it too. None when
         no person has played."""
+        players = self._players()
         starts = [
             k
-            for k in range(len(self))
-            if person(self.positions[k].to_act)
-            and (k == 0 or self.positions[k - 1].to_act != self.positions[k].to_act)
+            for k, player in enumerate(players)
+            if person(player) and (k == 0 or players[k - 1] != player)
         ]
         return starts[-1] if starts else None
 
@@ -232,14 +327,16 @@ class GameRecord:
         group: list[str] = []
         player, first = -1, 0
         number = 0
-        for ply, (position, action) in enumerate(zip(self.positions, self.actions, strict=False)):
-            if position.to_act != player and group:
+        tail = zip(self._positions, self._actions, strict=False)
+        played = [*self._before, *((p.action_string(a), p.to_act) for p, a in tail)]
+        for ply, (text, mover) in enumerate(played):
+            if mover != player and group:
                 number += 1
                 yield Turn(number, player, first, tuple(group))
                 group = []
             if not group:
-                player, first = position.to_act, ply
-            group.append(position.action_string(action))
+                player, first = mover, ply
+            group.append(text)
         if group:
             yield Turn(number + 1, player, first, tuple(group))
 
@@ -258,7 +355,7 @@ class GameRecord:
         self.resigned = self.position.to_act if player is None else player
         self.resign_reason = reason
         if why:
-            self.comments[len(self.actions)] = why
+            self.comments[len(self)] = why
 
     def agree_draw(self) -> None:
         """End the unfinished game in a draw both players agreed to (reason

@@ -83,6 +83,9 @@ class StoredGame:
     rematch: str | None = None
     clock: dict[str, Any] | None = None
     names: tuple[str | None, str | None] = (None, None)
+    #: where the last turn began and the turns before it (``rooms.snapshot_text``), so
+    #: that a room loads without playing every action again; None: not kept
+    snapshot: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,13 +101,15 @@ class ChatLine:
 @dataclass(frozen=True)
 class Append:
     """An action to store (``Store.append_many``): action number ``ply`` of the game,
-    the result after it and the clock after it (None: unchanged)."""
+    the result after it, the clock after it (None: unchanged) and the game's snapshot
+    after it (None: none kept)."""
 
     game_id: str
     ply: int
     action: str
     result: str
     clock: dict[str, Any] | None = None
+    snapshot: str | None = None
 
 
 def new_secret() -> str:

@@ -136,7 +136,10 @@ class MemoryStore:
                 if length != item.ply or stored.resigned is not None or stored.ending:
                     answers.append(Conflict(stale_message(length, item.ply)))
                     continue
-                changes: dict[str, Any] = {"actions": (*stored.actions, item.action)}
+                changes: dict[str, Any] = {
+                    "actions": (*stored.actions, item.action),
+                    "snapshot": item.snapshot,
+                }
                 if item.clock is not None:
                     changes["clock"] = dict(item.clock)
                 answers.append(self._change(stored, result=item.result, draw_offer=None, **changes))
@@ -149,6 +152,7 @@ class MemoryStore:
             return self._change(
                 stored,
                 actions=stored.actions[:length],
+                snapshot=None,
                 resigned=None,
                 result="*",
                 ending=None,

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
+import boardlab
 from boardlab.ai import level_name
+from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, use_language
 from boardlab.core.record import GameRecord
@@ -273,10 +276,10 @@ def moves_after(
     """The move list of ``after``, given ``moves``, that of ``before``: when ``after``
     is ``before`` and one more action (the common change), only the last turn is new."""
     ply = len(before)
-    if len(after) != ply + 1 or after.actions[:ply] != before.actions:
+    if len(after) != ply + 1 or after.position_at(ply) is not before.position:
         return moves_of(after)
-    position = after.positions[ply]
-    text = position.action_string(after.actions[ply])
+    position, action = after.last_turn()[-1]
+    text = position.action_string(action)
     if moves and moves[-1]["player"] == position.to_act:
         last = moves[-1]
         return [*moves[:-1], {**last, "actions": (*last["actions"], text)}]
@@ -287,6 +290,34 @@ def moves_after(
         "actions": (text,),
     }
     return [*moves, turn]
+
+
+def snapshot_text(record: GameRecord, moves: list[dict[str, Any]]) -> str:
+    """What is stored beside a game's actions so that its room loads without replaying
+    them (``resumed``): the number of actions it holds, the first ply of each turn
+    (``moves``, the record's move list) and the position where the last turn began."""
+    turns = [turn["first_ply"] for turn in moves]
+    position = record.position_at(turns[-1] if turns else 0)
+    return message_text(
+        {"length": len(record), "turns": turns, "position": position.position_string()}
+    )
+
+
+def resumed(stored: StoredGame, headers: dict[str, str]) -> GameRecord | None:
+    """The record of a stored game from its snapshot, only the last turn played again;
+    None when it has none that fits its actions (it is replayed)."""
+    if stored.snapshot is None or stored.resigned is not None or stored.ending is not None:
+        return None
+    try:
+        kept = json.loads(stored.snapshot)
+        if kept["length"] != len(stored.actions):
+            return None
+        game = boardlab.new_game(stored.game, **stored.options)
+        start = game.initial() if stored.start is None else game.from_position_string(stored.start)
+        turn = game.from_position_string(kept["position"])
+        return GameRecord.resumed(game, start, stored.actions, kept["turns"], turn, headers)
+    except (BoardlabError, ValueError, KeyError, TypeError):
+        return None
 
 
 def personal(stored: StoredGame, record: GameRecord, viewer: Viewer) -> dict[str, Any]:

@@ -54,7 +54,16 @@ from boardlab.web.queue import (
     QueueFullError,
     lane_for,
 )
-from boardlab.web.rooms import Event, Listener, Room, Watcher, chat_json
+from boardlab.web.rooms import (
+    Event,
+    Listener,
+    Room,
+    Watcher,
+    chat_json,
+    moves_after,
+    resumed,
+    snapshot_text,
+)
 
 log = logging.getLogger("boardlab.web")
 
@@ -359,8 +368,9 @@ class GameService:
             next_to_act = None if after.is_over() else after.position.to_act
             ticked = clock.after_action(stored.clock, mover, next_to_act, clock.milliseconds())
         result = after.result()
-        revision = await self.writer.append(Append(stored.id, ply, text, result, ticked))
-        self._changed(room, played(stored, text, result, revision, ticked), after)
+        snapshot = snapshot_text(after, moves_after(room.moves, record, after))
+        revision = await self.writer.append(Append(stored.id, ply, text, result, ticked, snapshot))
+        self._changed(room, played(stored, text, result, revision, ticked, snapshot), after)
 
     async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Take back the latest turn a person played (and the agent's replies after it),
@@ -850,25 +860,35 @@ def headers_of(stored: StoredGame) -> dict[str, str]:
 
 
 def record_of(stored: StoredGame) -> GameRecord:
-    """The record of a stored game, replayed."""
+    """The record of a stored game: from its snapshot when it has one, else replayed."""
+    headers = headers_of(stored)
+    record = resumed(stored, headers)
+    if record is not None:
+        return record
     return thinking.rebuild(
         stored.game,
         stored.options,
         stored.start,
         stored.actions,
         stored.resigned,
-        headers_of(stored),
+        headers,
         stored.ending,
     )
 
 
 def played(
-    stored: StoredGame, action: str, result: str, revision: int, ticked: clock.Clock | None
+    stored: StoredGame,
+    action: str,
+    result: str,
+    revision: int,
+    ticked: clock.Clock | None,
+    snapshot: str | None = None,
 ) -> StoredGame:
     """The stored game after ``action``: the append changed just these fields."""
     return dataclasses.replace(
         stored,
         actions=(*stored.actions, action),
+        snapshot=snapshot,
         result=result,
         revision=revision,
         draw_offer=None,

@@ -119,6 +119,10 @@ class GameRow(Base):
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     #: The name each player gave for their seat (None: none given), shown beside the side.
     names: Mapped[list[str | None] | None] = mapped_column(JSON, nullable=True)
+    #: The position where the last turn began and the first ply of each turn, as JSON,
+    #: written with each action, so that a game is loaded without replaying its actions
+    #: (``rooms.snapshot_text``); None when not kept (then it is replayed).
+    snapshot: Mapped[str | None] = mapped_column(Text, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
@@ -407,7 +411,15 @@ class Store:
                 clock = () if item.clock is None else (sql.clock(item.clock),)
                 cursor.execute(
                     sql.update_with_clock if clock else sql.update,
-                    (item.ply + 1, item.result, moment, *clock, item.game_id, item.ply),
+                    (
+                        item.ply + 1,
+                        item.result,
+                        moment,
+                        item.snapshot,
+                        *clock,
+                        item.game_id,
+                        item.ply,
+                    ),
                 )
                 found = cursor.fetchone()
                 if found is None:
@@ -465,7 +477,7 @@ class Store:
                 delete(ActionRow).where(ActionRow.game_id == game_id, ActionRow.ply >= length)
             )
             row.length, row.resigned, row.result, row.updated = length, None, "*", now()
-            row.ending = row.draw_offer = None
+            row.ending = row.draw_offer = row.snapshot = None
             return self._changed(session, row)
 
     def end(
@@ -634,6 +646,7 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
         rematch=row.rematch,
         clock=None if row.clock is None else dict(row.clock),
         names=(None, None) if row.names is None else (row.names[0], row.names[1]),
+        snapshot=row.snapshot,
     )
 
 
@@ -666,7 +679,10 @@ class Appending:
     def __init__(self, dialect: Any) -> None:
         mark = "?" if dialect.paramstyle == "qmark" else "%s"
         check = f"WHERE id = {mark} AND length = {mark} AND resigned IS NULL AND ending IS NULL"
-        setting = f"length = {mark}, result = {mark}, draw_offer = NULL, updated = {mark}"
+        setting = (
+            f"length = {mark}, result = {mark}, draw_offer = NULL, updated = {mark}, "
+            f"snapshot = {mark}"
+        )
         ending = "revision = revision + 1 " + check + " RETURNING revision"
         self.update = f"UPDATE games SET {setting}, {ending}"
         self.update_with_clock = f"UPDATE games SET {setting}, clock = {mark}, {ending}"
