@@ -290,9 +290,9 @@ def test_half_sent_requests_are_closed(server: LiveServer) -> None:
 
 def test_a_client_holds_a_bounded_number_of_connections(server: LiveServer) -> None:
     held = [raw(server) for _ in range(LIMITS["connections"])]
-    time.sleep(0.3)  # all counted
+    time.sleep(1.0)  # all counted (the server accepts them in turn, also on a busy machine)
     extra = raw(server)
-    assert closed_by_server(extra, within=1.5)
+    assert closed_by_server(extra, within=5)
     for connection in held:
         connection.close()
     time.sleep(0.3)
