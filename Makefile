@@ -9,18 +9,27 @@ BIN = $(VENV)/bin
 
 .PHONY: setup serve play test bench lint typecheck browser postgres screenshots messages clean
 
+# Serving and playing need the web app's libraries and numba (the AI's compiled search):
+# a few hundred MB. Everything else (PyTorch, Ray, OpenSpiel, the test tools) is for
+# research and tests, some 2 GB more, installed by ``setup``.
+SERVING = web,fast
+
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.serving: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[$(SERVING)]'
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.serving pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[play,fast,web,rl,train,study,ray,test]'
 	touch $@
 
-serve: setup
+serve: $(VENV)/.serving
 	$(BIN)/boardlab serve
 
-play: setup
+play: $(VENV)/.serving
 	$(BIN)/boardlab play jinli
 
 # The browser tests drive Debian's Chromium (Playwright cannot download its own here).
