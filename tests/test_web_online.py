@@ -678,6 +678,59 @@ def test_making_games_is_rate_limited_per_address(people: list[Any]) -> None:
 
 
 # ---------------------------------------------------------------------- crashes
+def children_of(pid: int) -> set[int]:
+    """The live (not zombie) processes whose parent is ``pid``."""
+    import os
+
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                if fields[0] != "Z" and int(fields[1]) == pid:
+                    found.add(int(entry))
+    return found
+
+
+def test_the_ai_workers_end_when_the_server_is_killed(tmp_path: Any) -> None:
+    """A server killed with no time to stop anything (kill -9 of its process alone)
+    leaves no AI worker running: each ends itself once its server is gone."""
+    import os
+    import signal
+
+    server = LiveServer(tmp_path / "games.sqlite3", tmp_path)
+    server.start()
+    try:
+        assert server.process is not None
+        form = {"opponent": "hard", "seat": "1", **SMALL["galatjang"]}  # the AI opens
+        _status, headers, _text = http_call(server.url, "FORM", "/new/galatjang", form)
+        game_id = headers["location"].rsplit("/", 1)[1]
+        deadline = time.monotonic() + 60
+        while json.loads(http_call(server.url, "GET", f"/api/games/{game_id}")[2])["ply"] == 0:
+            assert time.monotonic() < deadline, "the AI did not play"
+            time.sleep(0.2)
+        workers = children_of(server.process.pid)
+        assert workers, "the AI ran in no worker process"
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(10)
+        deadline = time.monotonic() + 10
+        while alive := [pid for pid in workers if alive_process(pid)]:
+            assert time.monotonic() < deadline, f"AI workers still running: {alive}"
+            time.sleep(0.2)
+    finally:
+        server.stop()
+
+
+def alive_process(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_no_acknowledged_action_is_lost_when_the_server_is_killed(
     backend: str, request: pytest.FixtureRequest, tmp_path: Any

@@ -7,6 +7,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
@@ -124,6 +127,29 @@ def reviewed(
     return Review(boardlab.new_game(game_id, **options), spec, items).to_dict()
 
 
+#: Seconds between a worker's looks at whether the server that started it still runs.
+PARENT_CHECK_SECONDS = 0.5
+
+
 def pool(workers: int) -> Executor:
-    """Worker processes started afresh (spawn): safe beside the server's threads."""
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    """Worker processes started afresh (spawn): safe beside the server's threads. Each
+    ends itself when the server process that started it is gone, also when that was
+    killed with no time to stop them (``kill -9``)."""
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=outlive_no_server,
+        initargs=(os.getpid(),),
+    )
+
+
+def outlive_no_server(server: int) -> None:
+    """In a worker: end this process once ``server``, its parent, is gone (the worker
+    is then another process's child; a search under way is cut short)."""
+
+    def watch() -> None:
+        while os.getppid() == server:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="outlive-no-server", daemon=True).start()
