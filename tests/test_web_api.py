@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -296,6 +297,19 @@ def test_bad_new_game_forms_say_what_is_wrong(http: Any, form: dict[str, str], w
     assert answer.status_code == 400
     assert words in answer.text
     assert 'class="error"' in answer.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "many"),
+    [
+        ("en", "1 minute + 0 seconds a turn", "3 minutes + 2 seconds a turn"),
+        ("de", "1 Minute + 0 Sekunden je Zug", "3 Minuten + 2 Sekunden je Zug"),
+    ],
+)
+def test_time_controls_are_counted_in_words(http: Any, lang: str, one: str, many: str) -> None:
+    page = http.get("/new/linja", headers={"accept-language": lang}).text
+    shown = re.findall(r'<option value="\d+\+\d+" >([^<]*)</option>', page)
+    assert shown[:2] == [one, many], shown
 
 
 def test_perfect_without_a_solver_says_why(http: Any) -> None:

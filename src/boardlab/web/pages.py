@@ -18,7 +18,7 @@ import boardlab
 from boardlab.ai import LEVEL_WORDS, level_name
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.game import Game
-from boardlab.core.i18n import _, language, ngettext, pgettext
+from boardlab.core.i18n import _, counted, language, ngettext, pgettext
 from boardlab.core.record import GameRecord
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
@@ -101,6 +101,15 @@ class NewGameForm:
     def clocks() -> tuple[str, ...]:
         """The time controls offered (``MINUTES+SECONDS``)."""
         return CHOICES
+
+    @staticmethod
+    def clock_label(choice: str) -> str:
+        """A time control in words: ``1 minute + 2 seconds a turn``."""
+        minutes, seconds = (int(part) for part in choice.split("+"))
+        return _("{minutes} + {seconds} a turn").format(
+            minutes=counted(minutes, "{n} minute", "{n} minutes"),
+            seconds=counted(seconds, "{n} second", "{n} seconds"),
+        )
 
     def fields(self) -> list[dict[str, Any]]:
         """Each option with its description, default and the value shown."""
