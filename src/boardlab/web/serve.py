@@ -148,7 +148,8 @@ class FramedWebSocket(WebSocketsSansIOProtocol):
         self.read_paused = True  # so that uvicorn does not pause: decided below
         super().send_receive_event_to_app()
         self.read_paused = paused
-        if not paused and self.queue.qsize() >= QUEUED_MOST:
+        # (once the close is sent, reading goes on until the page's close reply)
+        if not paused and not self.close_sent and self.queue.qsize() >= QUEUED_MOST:
             self.read_paused = True
             self.transport.pause_reading()
 
