@@ -194,11 +194,12 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     def apply(self, state: GalatjangState, action: int) -> GalatjangState:
         return rules.apply(state, action, self.rules)
 
-    def trace(self, state: GalatjangState, action: int) -> list[rules.Step]:
-        """Every step of a sowing and what follows it, each with the board after it."""
+    def trace(self, state: GalatjangState, action: int) -> tuple[list[rules.Step], GalatjangState]:
+        """Every step of a sowing and what follows it, each with the board after it, and
+        the state after them all."""
         steps: list[rules.Step] = []
-        rules.apply(state, action, self.rules, steps)
-        return steps
+        after = rules.apply(state, action, self.rules, steps)
+        return steps, after
 
     def outcome_of(self, state: GalatjangState) -> Outcome | None:
         reason = rules.end_reason(state, self.rules)

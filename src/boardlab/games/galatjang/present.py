@@ -30,8 +30,10 @@ SIDES = ("s", "n")
 STORES = (N_("South's store"), N_("North's store"))
 
 
+@lru_cache(maxsize=256)
 def place_name(pits: int, k: int) -> str:
-    """The name of ring position ``k``: ``s3``, ``n5``, ``South's store``."""
+    """The name of ring position ``k``: ``s3``, ``n5``, ``South's store`` (made once: a
+    narration names every place a seed falls)."""
     for side in (0, 1):
         if k == store_index(pits, side):
             return STORES[side]
@@ -120,8 +122,7 @@ def action_parts(state: GalatjangState, action: int) -> ActionParts:
 def narrate(game: Galatjang, state: GalatjangState, action: int) -> list[Note]:
     """A note for each leg of the sowing (the pit taken, then every place a seed fell),
     one for where the last seed fell, and the round's end, refills and next round."""
-    steps: list[Step] = game.trace(state, action)
-    after = game.apply(state, action)
+    steps, after = game.trace(state, action)
     pits = pit_count(state)
     who = game.player_name(state.side)
     notes: list[Note] = []
