@@ -1146,36 +1146,3 @@ def test_actions_of_many_games_are_stored_together_and_refused_alone(tmp_path: A
     assert answers[:6] == [1] * 6  # each game's revision after its action
     assert isinstance(answers[6], Conflict)
     assert all(store.load(game).actions == ("s1",) for game in games)
-
-
-def test_a_busy_writer_commits_at_most_once_a_pace_and_an_idle_one_at_once() -> None:
-    """Group commit's pace: an action that comes within ``pace`` of the last
-    transaction's beginning waits for the rest of it, with the others that come
-    meanwhile, in one transaction; one that comes later is stored at once."""
-    import asyncio
-
-    from boardlab.web.data import Append
-    from boardlab.web.service import GroupCommit
-
-    began: list[tuple[float, int]] = []
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-
-        def store_many(items: list[Append]) -> list[int]:
-            began.append((loop.time(), len(items)))
-            return [item.ply + 1 for item in items]
-
-        writer = GroupCommit(store_many, pace=1.0)
-        start = loop.time()
-        await writer.append(Append("a" * 12, 0, "s1", "*"))
-        second = [writer.append(Append(g * 12, 0, "s1", "*")) for g in "bc"]
-        assert await asyncio.gather(*second) == [1, 1]
-        await asyncio.sleep(1.05)
-        quiet = loop.time()
-        await writer.append(Append("d" * 12, 0, "s1", "*"))
-        assert began[0][0] - start < 1.0 and began[2][0] - quiet < 1.0
-        assert began[1][0] - began[0][0] >= 0.99  # (a timer may fire a tick early)
-
-    asyncio.run(main())
-    assert [size for _, size in began] == [1, 2, 1]

@@ -79,8 +79,6 @@ IDLE_SECONDS, SWEEP_SECONDS = 120.0, 30.0
 CHECKPOINT_SECONDS = 1.0
 #: Seconds between full garbage collections of a server process (``keep_steady``).
 FULL_COLLECTION_SECONDS = 600.0
-#: Seconds at least from one transaction of actions to the next (``GroupCommit``).
-COMMIT_PACE = 0.01
 
 T = TypeVar("T")
 #: The changes a player asks for (``GameService.act``), each made by its ``_kind``.
@@ -90,23 +88,12 @@ CHANGES = ("play", "undo", "resign", "draw")
 class GroupCommit:
     """Actions of many games stored together: each waits for the transaction that holds
     it, and the actions that come while one transaction is written go in the next, so
-    the disk syncs once for all of them. A transaction begins at once when the last
-    began ``pace`` seconds ago or more, else when they have passed: a busy server
-    commits at most every ``pace`` seconds, each time the actions of all that time (one
-    action's transaction cost 230 us of CPU on SQLite, four 62 us each), and an idle one
-    stores an action at once."""
+    the disk syncs once for all of them (and at once when only one waits)."""
 
-    def __init__(
-        self,
-        store_many: Callable[[list[Append]], Sequence[int | BoardlabError]],
-        pace: float = COMMIT_PACE,
-    ):
+    def __init__(self, store_many: Callable[[list[Append]], Sequence[int | BoardlabError]]):
         self.store_many = store_many
-        self.pace = pace
         self.pending: list[tuple[Append, asyncio.Future[int]]] = []
         self.writing: asyncio.Task[None] | None = None
-        #: when the last transaction began (the loop's clock)
-        self.began = -pace
         #: transactions written and actions stored, for the benchmarks
         self.batches = self.stored = 0
 
@@ -119,12 +106,7 @@ class GroupCommit:
         return await future
 
     async def _write(self) -> None:
-        loop = asyncio.get_running_loop()
         while self.pending:
-            rest = self.began + self.pace - loop.time()
-            if rest > 0:
-                await asyncio.sleep(rest)
-            self.began = loop.time()
             batch, self.pending = self.pending, []
             try:
                 answers = await asyncio.to_thread(self.store_many, [item for item, _ in batch])
