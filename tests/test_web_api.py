@@ -539,9 +539,9 @@ def test_a_page_is_sent_only_the_lines_of_the_board_that_changed(http: Any, game
 
 
 def test_board_lines_that_changed_rebuild_the_board() -> None:
-    assert changed_lines(["a", "b", "c"], "a\nB\nc") == {1: "B"}
-    assert changed_lines(["a", "b"], "a\nb") == {}
-    assert changed_lines(["a", "b"], "a\nb\nc") is None  # a board of another shape: sent whole
+    assert changed_lines(["a", "b", "c"], ["a", "B", "c"]) == {1: "B"}
+    assert changed_lines(["a", "b"], ["a", "b"]) == {}
+    assert changed_lines(["a", "b"], ["a", "b", "c"]) is None  # another shape: sent whole
 
 
 @pytest.mark.parametrize("game_id", GAMES)

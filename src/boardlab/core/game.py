@@ -336,16 +336,18 @@ MAX_ACTION_TEXT = 64
 class Position(Generic[State]):
     """An immutable, hashable position of a game: a state and the rules it is read with."""
 
-    __slots__ = ("_legal", "game", "state")
+    __slots__ = ("_legal", "_string", "game", "state")
 
     game: Game[State]
     state: State
     _legal: tuple[int, ...] | None
+    _string: str | None
 
     def __init__(self, game: Game[State], state: State) -> None:
         object.__setattr__(self, "game", game)
         object.__setattr__(self, "state", state)
         object.__setattr__(self, "_legal", None)
+        object.__setattr__(self, "_string", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a Position is immutable: cannot set {name!r}")
@@ -434,7 +436,12 @@ class Position(Generic[State]):
         return self.game.format_action(self.state, action)
 
     def position_string(self) -> str:
-        return self.game.format_state(self.state)
+        """The position in notation, written once (a server names a position on its
+        page, and again in the game's snapshot while its turn lasts)."""
+        if self._string is None:
+            object.__setattr__(self, "_string", self.game.format_state(self.state))
+        assert self._string is not None
+        return self._string
 
     def line_strings(self, actions: Sequence[int]) -> list[str]:
         """The strings of a line of actions from here (an agent's principal variation),

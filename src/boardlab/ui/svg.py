@@ -55,13 +55,24 @@ def board_svg(
     title: str = "",
 ) -> str:
     """The board as an SVG document (a string), ``marked`` places outlined, ``targets``
-    dotted. Each place is one line of it, so a page can be sent only the lines of the
-    places that changed."""
+    dotted."""
+    return "\n".join(board_lines(game, board, marked, targets, title))
+
+
+def board_lines(
+    game: Game[Any],
+    board: Board,
+    marked: Collection[str] = (),
+    targets: Collection[str] = (),
+    title: str = "",
+) -> list[str]:
+    """The lines of ``board_svg``: each place is one, so a page can be sent only the
+    lines of the places that changed."""
     widths = column_widths(board)
     left = [sum(widths[:x]) for x in range(board.width + 1)]
     height = CELL * board.height
     label = title or _("{game} board").format(game=game.name)
-    parts = [
+    lines = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {left[-1]} {height}" '
         f'width="{left[-1]}" height="{height}" role="img" class="board" '
         f"aria-label={quoteattr(label)}>",
@@ -79,9 +90,9 @@ def board_svg(
         line = drawn.get(key)
         if line is None:
             line = drawn[key] = _line(game, place, x, w, key[3], key[4])
-        parts.append(line)
-    parts.append("</svg>")
-    return "\n".join(parts)
+        lines.append(line)
+    lines.append("</svg>")
+    return lines
 
 
 def _line(game: Game[Any], place: Place, x: int, w: int, marked: bool, target: bool) -> str:

@@ -32,7 +32,7 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, use_language
 from boardlab.core.record import GameRecord
-from boardlab.ui.svg import board_svg
+from boardlab.ui.svg import board_lines
 from boardlab.web import clock
 from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, message_text, online
 
@@ -86,8 +86,10 @@ class Room:
     #: the messages of the current version, by language and first turn of the move list,
     #: with when each was made (one with a running clock is made again after a moment)
     texts: dict[tuple[str, int, bool], tuple[float, str]] = field(default_factory=dict)
-    #: the boards of the version before (``board_base``), by language: a page that holds
-    #: one is sent only the lines of the board that changed
+    #: the board's lines at the current version, and at the version before
+    #: (``board_base``), by language: a page that holds that one is sent only the lines
+    #: of the board that changed
+    boards: dict[str, list[str]] = field(default_factory=dict)
     boards_before: dict[str, list[str]] = field(default_factory=dict)
     board_base: int | None = None
     #: the move list at the current version (language-free)
@@ -120,14 +122,17 @@ class Room:
         return left is not None and left <= 0
 
     # ------------------------------------------------------------------ changes
-    def change(self, stored: StoredGame, record: GameRecord) -> Event:
-        """The game as it now stands (stored, at a new version): the event that tells
-        it, kept for pages that come back."""
-        self.boards_before = {
-            lang: seen["svg"].split("\n") for lang, seen in self.described.items()
-        }
+    def change(
+        self, stored: StoredGame, record: GameRecord, moves: list[dict[str, Any]] | None = None
+    ) -> Event:
+        """The game as it now stands (stored, at a new version, its move list ``moves``
+        when the caller has it): the event that tells it, kept for pages that come
+        back."""
+        self.boards_before, self.boards = self.boards, {}
         self.board_base = self.version
-        before, self.moves = self.moves, moves_after(self.moves, self.record, record)
+        if moves is None:
+            moves = moves_after(self.moves, self.record, record)
+        before, self.moves = self.moves, moves
         self.stored, self.record = stored, record
         self.described.clear()
         self.texts.clear()
@@ -146,7 +151,7 @@ class Room:
         found = self.described.get(lang)
         if found is None:
             with use_language(lang):
-                found = describe(self.stored, self.record)
+                found, self.boards[lang] = describe(self.stored, self.record)
             self.described[lang] = found
         return found
 
@@ -203,7 +208,7 @@ class Room:
                     **self.status(),
                 }
             if patch:
-                lines = changed_lines(self.boards_before[lang], state["svg"])
+                lines = changed_lines(self.boards_before[lang], self.boards[lang])
                 if lines is not None:
                     del state["svg"]
                     state.update(svg_lines=lines, svg_base=self.board_base)
@@ -238,13 +243,12 @@ class Room:
         ]
 
 
-def changed_lines(before: list[str], after: str) -> dict[int, str] | None:
-    """The lines of text ``after`` that differ from the lines ``before``, by number
-    (None when their counts differ): ``before`` with these lines replaced is ``after``."""
-    new = after.split("\n")
-    if len(before) != len(new):
+def changed_lines(before: list[str], after: list[str]) -> dict[int, str] | None:
+    """The lines ``after`` that differ from the lines ``before``, by number (None when
+    their counts differ): ``before`` with these lines replaced is ``after``."""
+    if len(before) != len(after):
         return None
-    return {k: line for k, (was, line) in enumerate(zip(before, new, strict=True)) if was != line}
+    return {k: line for k, (was, line) in enumerate(zip(before, after, strict=True)) if was != line}
 
 
 def clock_now(stored: StoredGame, record: GameRecord) -> dict[str, Any] | None:
@@ -348,10 +352,11 @@ def seat_label(spec: str, name: str) -> str:
     return name if spec == HUMAN else _("AI ({level})").format(level=level_name(spec))
 
 
-def describe(stored: StoredGame, record: GameRecord) -> dict[str, Any]:
+def describe(stored: StoredGame, record: GameRecord) -> tuple[dict[str, Any], list[str]]:
     """A game page's state, the same for every page in the current language: the board
     (SVG), the legal actions with the places a person clicks for each, and what the
-    last turn did (the move list and what only one page sees are added to it)."""
+    last turn did (the move list and what only one page sees are added to it); and the
+    board's lines, to compare with the next board's."""
     game: Game[Any] = record.game
     position = record.position
     board = game.board_model(position.state)
@@ -379,7 +384,8 @@ def describe(stored: StoredGame, record: GameRecord) -> dict[str, Any]:
                 }
             )
     to_act = None if outcome is not None else position.to_act
-    return {
+    lines = board_lines(game, board, marked, title=f"{game.name}: {position_title(record)}")
+    state = {
         "id": stored.id,
         "game": game.id,
         "name": game.name,
@@ -409,7 +415,7 @@ def describe(stored: StoredGame, record: GameRecord) -> dict[str, Any]:
         "due": board.due,
         "notes": list(board.notes),
         "turn": position.turns + 1,
-        "svg": board_svg(game, board, marked, title=f"{game.name}: {position_title(record)}"),
+        "svg": "\n".join(lines),
         "legal": legal,
         "last": {"places": marked, "notes": notes, "ply": first},
         "outcome": None
@@ -422,6 +428,7 @@ def describe(stored: StoredGame, record: GameRecord) -> dict[str, Any]:
         "undoable": undoable(stored, record),
         "position": position.position_string(),
     }
+    return state, lines
 
 
 def chat_json(line: ChatLine) -> dict[str, Any]:

@@ -260,10 +260,16 @@ class GameService:
 
         return await asyncio.shield(self._spawn(locked()))
 
-    def _changed(self, room: Room, stored: StoredGame, record: GameRecord) -> None:
-        """The room's game as it now stands: told to every page, the clock watched, the
-        agent woken if it is to act."""
-        event = room.change(stored, record)
+    def _changed(
+        self,
+        room: Room,
+        stored: StoredGame,
+        record: GameRecord,
+        moves: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """The room's game as it now stands (with its move list when the caller has it):
+        told to every page, the clock watched, the agent woken if it is to act."""
+        event = room.change(stored, record, moves)
         self._broadcast(room, event)
         self._arm(room)
         if not record.is_over() and stored.seats[record.position.to_act] != HUMAN:
@@ -368,9 +374,10 @@ class GameService:
             next_to_act = None if after.is_over() else after.position.to_act
             ticked = clock.after_action(stored.clock, mover, next_to_act, clock.milliseconds())
         result = after.result()
-        snapshot = snapshot_text(after, moves_after(room.moves, record, after))
+        moves = moves_after(room.moves, record, after)
+        snapshot = snapshot_text(after, moves)
         revision = await self.writer.append(Append(stored.id, ply, text, result, ticked, snapshot))
-        self._changed(room, played(stored, text, result, revision, ticked, snapshot), after)
+        self._changed(room, played(stored, text, result, revision, ticked, snapshot), after, moves)
 
     async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Take back the latest turn a person played (and the agent's replies after it),
