@@ -1146,3 +1146,29 @@ def test_actions_of_many_games_are_stored_together_and_refused_alone(tmp_path: A
     assert answers[:6] == [1] * 6  # each game's revision after its action
     assert isinstance(answers[6], Conflict)
     assert all(store.load(game).actions == ("s1",) for game in games)
+
+
+def test_a_slow_transaction_is_logged_once_a_while(caplog: Any) -> None:
+    """A host learns that the database or its disk held actions up: a slow transaction
+    is logged, and the next ones within ten seconds are counted into the next line."""
+    import asyncio
+    import logging
+    import time
+
+    from boardlab.web.data import Append
+    from boardlab.web.service import SLOW_COMMIT_SECONDS, GroupCommit
+
+    def store_many(items: list[Append]) -> list[int]:
+        if items[0].action == "slow":
+            time.sleep(SLOW_COMMIT_SECONDS + 0.02)
+        return [item.ply + 1 for item in items]
+
+    async def main() -> None:
+        writer = GroupCommit(store_many)
+        for action in ("slow", "fast", "slow"):
+            await writer.append(Append("a" * 12, 0, action, "*"))
+
+    with caplog.at_level(logging.WARNING, logger="boardlab.web"):
+        asyncio.run(main())
+    said = [r.getMessage() for r in caplog.records if "storing actions took" in r.getMessage()]
+    assert len(said) == 1 and "(1 in one transaction)" in said[0], said

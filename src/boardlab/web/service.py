@@ -79,10 +79,35 @@ IDLE_SECONDS, SWEEP_SECONDS = 120.0, 30.0
 CHECKPOINT_SECONDS = 1.0
 #: Seconds between full garbage collections of a server process (``keep_steady``).
 FULL_COLLECTION_SECONDS = 600.0
+#: A transaction of actions that takes this many seconds or more is logged (the
+#: database or its disk is slow: every action in it waited), at most once a ``QUIET``.
+SLOW_COMMIT_SECONDS, QUIET_SECONDS = 0.1, 10.0
+#: How often a server process looks at its event loop's lateness, and the lateness it
+#: logs (a change held up that long is that late on every page).
+LAG_SECONDS, SLOW_LOOP_SECONDS = 0.1, 0.1
 
 T = TypeVar("T")
 #: The changes a player asks for (``GameService.act``), each made by its ``_kind``.
 CHANGES = ("play", "undo", "resign", "draw")
+
+
+class Rare:
+    """A warning that may come often, logged at most once a ``QUIET_SECONDS`` with the
+    number of times it came meanwhile (a slow disk is said once, not a hundred times)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.said = -QUIET_SECONDS
+        self.unsaid = 0
+
+    def say(self, **values: Any) -> None:
+        now = time.monotonic()
+        if now - self.said < QUIET_SECONDS:
+            self.unsaid += 1
+            return
+        more = f" ({self.unsaid} more since the last)" if self.unsaid else ""
+        log.warning(self.text.format(**values) + more)
+        self.said, self.unsaid = now, 0
 
 
 class GroupCommit:
@@ -96,6 +121,10 @@ class GroupCommit:
         self.writing: asyncio.Task[None] | None = None
         #: transactions written and actions stored, for the benchmarks
         self.batches = self.stored = 0
+        self.slow = Rare(
+            "storing actions took {ms} ms ({size} in one transaction): the database or "
+            "its disk is slow"
+        )
 
     async def append(self, item: Append) -> int:
         """Store ``item`` with the others waiting: the game's revision after it."""
@@ -108,10 +137,14 @@ class GroupCommit:
     async def _write(self) -> None:
         while self.pending:
             batch, self.pending = self.pending, []
+            began = time.perf_counter()
             try:
                 answers = await asyncio.to_thread(self.store_many, [item for item, _ in batch])
             except Exception as error:  # the database is away: every one of them is refused
                 answers = [error] * len(batch)  # type: ignore[list-item]
+            took = time.perf_counter() - began
+            if took >= SLOW_COMMIT_SECONDS:
+                self.slow.say(size=len(batch), ms=round(took * 1000))
             self.batches += 1
             self.stored += len(batch)
             for (_item, future), answer in zip(batch, answers, strict=True):
@@ -177,13 +210,30 @@ class GameService:
         gc.freeze()  # what the server is made of (modules, the app) is never garbage
         gc.set_threshold(1_000, 3, 1_000_000)
         last = time.monotonic()
+        watching = asyncio.create_task(self._watch_loop())
+        try:
+            while True:
+                await asyncio.sleep(CHECKPOINT_SECONDS)
+                with contextlib.suppress(Exception):  # an outage is said by the requests
+                    await asyncio.to_thread(self.store.checkpoint)
+                if time.monotonic() - last > FULL_COLLECTION_SECONDS:
+                    gc.collect()
+                    last = time.monotonic()
+        finally:
+            watching.cancel()
+
+    @staticmethod
+    async def _watch_loop() -> None:
+        """Log when the event loop was held up (a long callback, a collection, the
+        machine busy elsewhere): every page waited that long."""
+        held = Rare("the event loop was held {ms} ms: every page waited that long")
+        loop = asyncio.get_running_loop()
         while True:
-            await asyncio.sleep(CHECKPOINT_SECONDS)
-            with contextlib.suppress(Exception):  # an outage is said by the requests
-                await asyncio.to_thread(self.store.checkpoint)
-            if time.monotonic() - last > FULL_COLLECTION_SECONDS:
-                gc.collect()
-                last = time.monotonic()
+            due = loop.time() + LAG_SECONDS
+            await asyncio.sleep(LAG_SECONDS)
+            late = loop.time() - due
+            if late >= SLOW_LOOP_SECONDS:
+                held.say(ms=round(late * 1000))
 
     def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run ``work`` beside the caller, kept until it is done."""
