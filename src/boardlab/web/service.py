@@ -777,7 +777,7 @@ class GameService:
         afresh, since announcements may have been missed meanwhile."""
         import psycopg
 
-        from boardlab.web.store import CHANNEL, ORIGIN
+        from boardlab.web.store import CHANNEL, ORIGIN, heard
 
         failing = False  # said once an outage, not once a second
         while True:
@@ -790,12 +790,9 @@ class GameService:
                     for known in list(self.rooms.values()):
                         self._spawn(self._changing(known, self._refresh, known))
                     async for note in connection.notifies():
-                        data = json.loads(note.payload)
-                        game_id = data["g"]
-                        if data["o"] != ORIGIN and (
-                            game_id in self.rooms or game_id in self.loading
-                        ):
-                            self._spawn(self._hear(data))
+                        origin, game_id, text = heard(note.payload)
+                        if origin != ORIGIN and (game_id in self.rooms or game_id in self.loading):
+                            self._spawn(self._hear({"g": game_id, **json.loads(text)}))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarts, the network fails

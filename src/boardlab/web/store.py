@@ -657,10 +657,13 @@ def announcement(
     clock: dict[str, Any] | None = None,
     chat: int = 0,
 ) -> str:
-    """The payload that announces a change on ``CHANNEL``: the game's new revision (with
-    the action and the clock after it, when the change is an action, so that another
-    process need not read it), or the number of a new line of its chat."""
-    data: dict[str, Any] = {"o": ORIGIN, "g": game_id}
+    """The payload that announces a change on ``CHANNEL``: the process that made it and
+    the game, then as JSON the game's new revision (with the action and the clock after
+    it, when the change is an action, so that another process need not read it), or the
+    number of a new line of its chat. Every process hears every announcement: the
+    origin and game come first, so that one without the game's room skips it unread
+    (``heard``)."""
+    data: dict[str, Any] = {}
     if chat:
         data["chat"] = chat
     else:
@@ -668,7 +671,13 @@ def announcement(
         if action is not None:
             data["a"] = action
             data["c"] = clock
-    return json.dumps(data)
+    return f"{ORIGIN} {game_id} {json.dumps(data)}"
+
+
+def heard(payload: str) -> tuple[str, str, str]:
+    """An announcement's origin, game and JSON (``announcement``)."""
+    origin, game_id, data = payload.split(" ", 2)
+    return origin, game_id, data
 
 
 class Appending:
