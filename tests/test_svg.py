@@ -12,7 +12,8 @@ from itertools import pairwise
 import pytest
 
 import boardlab
-from boardlab.ui.svg import NEUTRAL, SURFACE, board_svg, describe
+from boardlab.core.i18n import use_language
+from boardlab.ui.svg import NEUTRAL, SURFACE, board_svg, describe, draw
 from support import random_game
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -46,6 +47,34 @@ def test_every_position_of_random_games_draws(game_id: str) -> None:
                 n for n, g in drawn.items() if g.find(f"{SVG}circle[@class='target']") is not None
             }
             assert dotted == targets
+
+
+@pytest.mark.parametrize("game_id", boardlab.game_ids())
+def test_a_board_redrawn_from_the_one_before_is_the_board_drawn_whole(game_id: str) -> None:
+    """A room draws each board from the one before it (``draw(before=...)``), redrawing
+    only the places that are new objects or changed their mark: its lines are those of
+    the board drawn from nothing, at every ply of random games, also when the board
+    before it is one of a few plies ago or of another game, in both languages."""
+    game = boardlab.new_game(game_id)
+    rng = random.Random(game_id)
+    for lang in ("en", "de"):
+        with use_language(lang):
+            before = None
+            kept = []
+            for seed in range(3):
+                positions = random_game(game, random.Random(seed))
+                for earlier, after in pairwise(positions):
+                    action = next(a for a in earlier.legal_actions() if earlier.play(a) == after)
+                    marked = game.action_parts(earlier.state, action).places
+                    board = game.board_model(after.state)
+                    title = f"ply {rng.randrange(9)}"
+                    if kept and rng.random() < 0.1:
+                        before = rng.choice(kept)  # a board of a few plies ago, or of the
+                        # game before (the room of a game undone, or of a rematch)
+                    drawing = draw(game, board, marked, title=title, before=before)
+                    assert "\n".join(drawing.lines) == board_svg(game, board, marked, title=title)
+                    kept.append(drawing)
+                    before = drawing
 
 
 def test_counts_pieces_and_titles_say_what_stands_there() -> None:

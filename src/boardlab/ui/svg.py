@@ -12,6 +12,7 @@ that says what stands on it, for screen readers and tooltips, in the current lan
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -56,23 +57,57 @@ def board_svg(
 ) -> str:
     """The board as an SVG document (a string), ``marked`` places outlined, ``targets``
     dotted."""
-    return "\n".join(board_lines(game, board, marked, targets, title))
+    return "\n".join(draw(game, board, marked, targets, title).lines)
 
 
-def board_lines(
+@dataclass(frozen=True)
+class Drawing:
+    """A board drawn: the SVG's lines (each place one line, so a page can be sent only
+    the lines of the places that changed), and what they were drawn from, so that the
+    next board of the game redraws only what differs (``draw``)."""
+
+    lines: list[str]
+    places: tuple[Place, ...]
+    marked: frozenset[str]
+    targets: frozenset[str]
+    widths: list[int]
+
+
+def draw(
     game: Game[Any],
     board: Board,
     marked: Collection[str] = (),
     targets: Collection[str] = (),
     title: str = "",
-) -> list[str]:
-    """The lines of ``board_svg``: each place is one, so a page can be sent only the
-    lines of the places that changed."""
-    widths = column_widths(board)
+    before: Drawing | None = None,
+) -> Drawing:
+    """``board`` drawn, ``marked`` places outlined, ``targets`` dotted. Given the drawing
+    ``before`` it (the game's board one change ago), a place that is the same object as
+    there (presenters hand out one object for each place and what stands on it) and
+    keeps its mark keeps its line: a change redraws the few places it touched, not all."""
+    marks = frozenset(marked)
+    places = board.places
+    same = (
+        before is not None
+        and not targets
+        and not before.targets
+        and len(before.places) == len(places)
+    )
+    changed: list[int] = []
+    if same:
+        assert before is not None
+        changed = [
+            k for k, (p, q) in enumerate(zip(places, before.places, strict=True)) if p is not q
+        ]
+        resized = any(
+            p.kind in ("row", "label") for k in changed for p in (places[k], before.places[k])
+        )
+        same = not resized
+    widths = before.widths if same and before is not None else column_widths(board)
     left = [sum(widths[:x]) for x in range(board.width + 1)]
     height = CELL * board.height
     label = title or _("{game} board").format(game=game.name)
-    lines = [
+    head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {left[-1]} {height}" '
         f'width="{left[-1]}" height="{height}" role="img" class="board" '
         f"aria-label={quoteattr(label)}>",
@@ -83,16 +118,28 @@ def board_lines(
     drawn = DRAWN.setdefault((game.id, game.colours, language()), {})
     if len(drawn) >= MOST_DRAWN:
         drawn.clear()
-    for place in board.places:
+
+    def line(place: Place) -> str:
         x = left[place.x]
         w = left[place.x + place.width] - x
-        key = (place, x, w, place.name in marked, place.name in targets)
-        line = drawn.get(key)
-        if line is None:
-            line = drawn[key] = _line(game, place, x, w, key[3], key[4])
-        lines.append(line)
-    lines.append("</svg>")
-    return lines
+        key = (place, x, w, place.name in marks, place.name in targets)
+        found = drawn.get(key)
+        if found is None:
+            found = drawn[key] = _line(game, place, x, w, key[3], key[4])
+        return found
+
+    if same and before is not None:
+        lines = list(before.lines)
+        lines[: len(head)] = head
+        flipped = marks ^ before.marked
+        again = set(changed)
+        if flipped:
+            again.update(k for k, place in enumerate(places) if place.name in flipped)
+        for k in again:
+            lines[len(head) + k] = line(places[k])
+    else:
+        lines = [*head, *(line(place) for place in places), "</svg>"]
+    return Drawing(lines, places, marks, frozenset(targets), widths)
 
 
 def _line(game: Game[Any], place: Place, x: int, w: int, marked: bool, target: bool) -> str:

@@ -32,7 +32,7 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, use_language
 from boardlab.core.record import GameRecord
-from boardlab.ui.svg import board_lines
+from boardlab.ui.svg import Drawing, draw
 from boardlab.web import clock
 from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, message_text, online
 
@@ -86,11 +86,11 @@ class Room:
     #: the messages of the current version, by language and first turn of the move list,
     #: with when each was made (one with a running clock is made again after a moment)
     texts: dict[tuple[str, int, bool], tuple[float, str]] = field(default_factory=dict)
-    #: the board's lines at the current version, and at the version before
+    #: the board as drawn at the current version, and at the version before
     #: (``board_base``), by language: a page that holds that one is sent only the lines
-    #: of the board that changed
-    boards: dict[str, list[str]] = field(default_factory=dict)
-    boards_before: dict[str, list[str]] = field(default_factory=dict)
+    #: of the board that changed, and the next board redraws only what changed
+    boards: dict[str, Drawing] = field(default_factory=dict)
+    boards_before: dict[str, Drawing] = field(default_factory=dict)
     board_base: int | None = None
     #: the move list at the current version (language-free)
     moves: list[dict[str, Any]] = field(default_factory=list)
@@ -151,7 +151,9 @@ class Room:
         found = self.described.get(lang)
         if found is None:
             with use_language(lang):
-                found, self.boards[lang] = describe(self.stored, self.record)
+                found, self.boards[lang] = describe(
+                    self.stored, self.record, self.boards_before.get(lang)
+                )
             self.described[lang] = found
         return found
 
@@ -208,7 +210,7 @@ class Room:
                     **self.status(),
                 }
             if patch:
-                lines = changed_lines(self.boards_before[lang], self.boards[lang])
+                lines = changed_lines(self.boards_before[lang].lines, self.boards[lang].lines)
                 if lines is not None:
                     del state["svg"]
                     state.update(svg_lines=lines, svg_base=self.board_base)
@@ -352,11 +354,13 @@ def seat_label(spec: str, name: str) -> str:
     return name if spec == HUMAN else _("AI ({level})").format(level=level_name(spec))
 
 
-def describe(stored: StoredGame, record: GameRecord) -> tuple[dict[str, Any], list[str]]:
+def describe(
+    stored: StoredGame, record: GameRecord, board_before: Drawing | None = None
+) -> tuple[dict[str, Any], Drawing]:
     """A game page's state, the same for every page in the current language: the board
     (SVG), the legal actions with the places a person clicks for each, and what the
     last turn did (the move list and what only one page sees are added to it); and the
-    board's lines, to compare with the next board's."""
+    board as drawn, redrawn from ``board_before`` where it changed."""
     game: Game[Any] = record.game
     position = record.position
     board = game.board_model(position.state)
@@ -365,11 +369,11 @@ def describe(stored: StoredGame, record: GameRecord) -> tuple[dict[str, Any], li
     marked: list[str] = []
     notes: list[dict[str, Any]] = []
     first = len(record) - len(last)
-    for ply, (before, action) in enumerate(last, first):
-        marked.extend(game.action_parts(before.state, action).places)
+    for ply, (played_from, action) in enumerate(last, first):
+        marked.extend(game.action_parts(played_from.state, action).places)
         notes.extend(
             {"ply": ply, "kind": n.kind, "text": str(n), "places": list(n.places), "sows": n.sows}
-            for n in game.narrate(before.state, action)
+            for n in game.narrate(played_from.state, action)
         )
     legal = []
     if outcome is None:
@@ -384,7 +388,9 @@ def describe(stored: StoredGame, record: GameRecord) -> tuple[dict[str, Any], li
                 }
             )
     to_act = None if outcome is not None else position.to_act
-    lines = board_lines(game, board, marked, title=f"{game.name}: {position_title(record)}")
+    drawing = draw(
+        game, board, marked, title=f"{game.name}: {position_title(record)}", before=board_before
+    )
     state = {
         "id": stored.id,
         "game": game.id,
@@ -415,7 +421,7 @@ def describe(stored: StoredGame, record: GameRecord) -> tuple[dict[str, Any], li
         "due": board.due,
         "notes": list(board.notes),
         "turn": position.turns + 1,
-        "svg": "\n".join(lines),
+        "svg": "\n".join(drawing.lines),
         "legal": legal,
         "last": {"places": marked, "notes": notes, "ply": first},
         "outcome": None
@@ -428,7 +434,7 @@ def describe(stored: StoredGame, record: GameRecord) -> tuple[dict[str, Any], li
         "undoable": undoable(stored, record),
         "position": position.position_string(),
     }
-    return state, lines
+    return state, drawing
 
 
 def chat_json(line: ChatLine) -> dict[str, Any]:
