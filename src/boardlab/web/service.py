@@ -137,14 +137,10 @@ class GroupCommit:
     async def _write(self) -> None:
         while self.pending:
             batch, self.pending = self.pending, []
-            began = time.perf_counter()
             try:
-                answers = await asyncio.to_thread(self.store_many, [item for item, _ in batch])
+                answers = await asyncio.to_thread(self._store, [item for item, _ in batch])
             except Exception as error:  # the database is away: every one of them is refused
                 answers = [error] * len(batch)  # type: ignore[list-item]
-            took = time.perf_counter() - began
-            if took >= SLOW_COMMIT_SECONDS:
-                self.slow.say(size=len(batch), ms=round(took * 1000))
             self.batches += 1
             self.stored += len(batch)
             for (_item, future), answer in zip(batch, answers, strict=True):
@@ -154,6 +150,17 @@ class GroupCommit:
                     future.set_exception(answer)
                 else:
                     future.set_result(answer)
+
+    def _store(self, items: list[Append]) -> Sequence[int | BoardlabError]:
+        """``store_many`` in the writer's thread, timed there (a slow one is the
+        database's or its disk's, not the event loop's)."""
+        began = time.perf_counter()
+        try:
+            return self.store_many(items)
+        finally:
+            took = time.perf_counter() - began
+            if took >= SLOW_COMMIT_SECONDS:
+                self.slow.say(size=len(items), ms=round(took * 1000))
 
     async def close(self) -> None:
         if self.writing is not None:
