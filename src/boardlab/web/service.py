@@ -797,9 +797,10 @@ class GameService:
                     for known in list(self.rooms.values()):
                         self._spawn(self._changing(known, self._refresh, known))
                     async for note in connection.notifies():
-                        origin, game_id, text = heard(note.payload)
+                        origin, game_id, revision, text = heard(note.payload)
                         if origin != ORIGIN and (game_id in self.rooms or game_id in self.loading):
-                            self._spawn(self._hear({"g": game_id, **json.loads(text)}))
+                            data = {"g": game_id, "v": revision, **json.loads(text)}
+                            self._spawn(self._hear(data))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarts, the network fails

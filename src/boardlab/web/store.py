@@ -394,8 +394,8 @@ class Store:
         """Store the actions of many games in one transaction (group commit: one disk
         sync for all): for each, the game's revision after it, or the error that
         refused it (stale, no such game) while the others are stored. The statements go
-        to the driver as they are (``Appending``): an action is the server's most
-        frequent write."""
+        to the driver as they are (``Appending``; on PostgreSQL one an action, which
+        also announces it): an action is the server's most frequent write."""
         answers: dict[int, int | BoardlabError] = {}
         sql = self._appending
         # in the order of their games, so that two processes' batches never wait for
@@ -409,18 +409,22 @@ class Store:
                     answers[k] = no_game(item.game_id)
                     continue
                 clock = () if item.clock is None else (sql.clock(item.clock),)
-                cursor.execute(
-                    sql.update_with_clock if clock else sql.update,
-                    (
-                        item.ply + 1,
-                        item.result,
-                        moment,
-                        item.snapshot,
-                        *clock,
-                        item.game_id,
-                        item.ply,
-                    ),
+                changing = (
+                    item.ply + 1,
+                    item.result,
+                    moment,
+                    item.snapshot,
+                    *clock,
+                    item.game_id,
+                    item.ply,
                 )
+                if self.announces:  # the action kept and announced in the same statement
+                    head, tail = announcement_around(item.game_id, item.action, item.clock)
+                    kept = (item.game_id, item.ply, item.action, moment, CHANNEL, head, tail)
+                    statement = sql.append_with_clock if clock else sql.append
+                    cursor.execute(statement, (*changing, *kept))
+                else:
+                    cursor.execute(sql.update_with_clock if clock else sql.update, changing)
                 found = cursor.fetchone()
                 if found is None:
                     cursor.execute(sql.length, (item.game_id,))
@@ -432,11 +436,8 @@ class Store:
                     )
                     continue
                 revision = int(found[0])
-                cursor.execute(sql.insert, (item.game_id, item.ply, item.action, moment))
-                if self.announces:
-                    payload = announcement(item.game_id, revision, item.action, item.clock)
-                    cursor.execute(sql.notify, (CHANNEL, payload))
-                    cursor.fetchall()
+                if not self.announces:
+                    cursor.execute(sql.insert, (item.game_id, item.ply, item.action, moment))
                 answers[k] = revision
         return [answers[k] for k in range(len(appends))]
 
@@ -657,27 +658,31 @@ def announcement(
     clock: dict[str, Any] | None = None,
     chat: int = 0,
 ) -> str:
-    """The payload that announces a change on ``CHANNEL``: the process that made it and
-    the game, then as JSON the game's new revision (with the action and the clock after
-    it, when the change is an action, so that another process need not read it), or the
-    number of a new line of its chat. Every process hears every announcement: the
-    origin and game come first, so that one without the game's room skips it unread
-    (``heard``)."""
-    data: dict[str, Any] = {}
-    if chat:
-        data["chat"] = chat
-    else:
-        data["v"] = revision
-        if action is not None:
-            data["a"] = action
-            data["c"] = clock
-    return f"{ORIGIN} {game_id} {json.dumps(data)}"
+    """The payload that announces a change on ``CHANNEL``: the process that made it, the
+    game and its new revision, then as JSON the action and the clock after it, when the
+    change is an action (so that another process need not read it), or the number of a
+    new line of its chat. Every process hears every announcement: what comes before the
+    JSON lets one without the game's room skip it unread (``heard``)."""
+    head, tail = announcement_around(game_id, action, clock, chat)
+    return f"{head}{revision}{tail}"
 
 
-def heard(payload: str) -> tuple[str, str, str]:
-    """An announcement's origin, game and JSON (``announcement``)."""
-    origin, game_id, data = payload.split(" ", 2)
-    return origin, game_id, data
+def announcement_around(
+    game_id: str, action: str | None = None, clock: dict[str, Any] | None = None, chat: int = 0
+) -> tuple[str, str]:
+    """An announcement (``announcement``) as the texts before and after its revision,
+    for a statement that learns the revision as it writes it."""
+    data: dict[str, Any] = {"chat": chat} if chat else {}
+    if action is not None:
+        data["a"] = action
+        data["c"] = clock
+    return f"{ORIGIN} {game_id} ", f" {json.dumps(data)}"
+
+
+def heard(payload: str) -> tuple[str, str, int, str]:
+    """An announcement's origin, game, revision and JSON (``announcement``)."""
+    origin, game_id, revision, data = payload.split(" ", 3)
+    return origin, game_id, int(revision), data
 
 
 class Appending:
@@ -698,7 +703,15 @@ class Appending:
         self.length = f"SELECT length FROM games WHERE id = {mark}"
         values = ", ".join([mark] * 4)
         self.insert = f"INSERT INTO actions (game_id, ply, action, played) VALUES ({values})"
-        self.notify = f"SELECT pg_notify({mark}, {mark})"
+        # PostgreSQL: the game's row, the action's and the announcement in one statement
+        # (one round trip an action, not three); the action is kept, and announced, only
+        # if the game's row changed
+        self.append, self.append_with_clock = (
+            f"WITH changed AS ({update}), kept AS (INSERT INTO actions (game_id, ply, action, "
+            f"played) SELECT {values} FROM changed) "
+            f"SELECT revision, pg_notify({mark}, {mark} || revision || {mark}) FROM changed"
+            for update in (self.update, self.update_with_clock)
+        )
         columns = GameRow.__table__.c
         self.moment = _converter(columns.updated.type, dialect)
         self.clock = _converter(columns.clock.type, dialect)
