@@ -19,11 +19,11 @@ import asyncio
 import collections
 import contextlib
 import functools
-import json
 import struct
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, WebSocket
 
 from boardlab.core.errors import BoardlabError
@@ -255,8 +255,8 @@ def read_message(message: str) -> dict[str, Any]:
             )
         )
     try:
-        data = json.loads(message)
-    except ValueError:
+        data = orjson.loads(message)
+    except ValueError:  # (orjson's error is one)
         raise RequestError(_("not JSON: {text!r}").format(text=message[:80])) from None
     kind = data.get("type") if isinstance(data, dict) else None
     if not isinstance(kind, str) or kind not in MESSAGES:
