@@ -4,10 +4,20 @@ every action still reaches the opponent within 50 ms (p99).
 ``boardlab serve`` runs as a child process, on SQLite (one process) and on PostgreSQL
 (``--workers 2``, a throwaway server started from the machine's binaries with fsync on,
 as a real one would run), serving the work tree or, with ``--commit``, a commit exported
-with git archive. The load generator is one asyncio process on the same machine: it
-shares the two cores with the server, so its own CPU time is measured and reported, and
-it runs at a raised priority (``--nice -10``, as root) so that its own lateness stays out
-of the latencies (its event loop's lag, sampled every 100 ms, is reported as a check).
+with git archive. The load generator runs on the same machine: it shares the two cores
+with the server, so its own CPU time is measured and reported, and it runs at a raised
+priority (``--nice -10``, as root) so that its own lateness stays out of the latencies
+(its event loops' lag, sampled every 100 ms, is reported as a check). One asyncio process
+on uvloop holds about a thousand games: at 2,000 it used 37 % of a core and its loop was
+121 ms late at p99, lateness counted in the latencies (a message waits in its socket
+buffer). So the games of each step are split between ``--generators`` processes (``auto``:
+one per 1,000 games of the largest step, at most one per core), children of this one, each
+on its own event loop with its own share of the games and its own source addresses. This
+process starts and stops the server and PostgreSQL and tells the children, one JSON line a
+command on their standard input, to grow to their share, to warm up and then what they
+measured in the window, the same wall-clock interval for all; it merges their figures
+(latencies, errors and lags pooled, CPU summed). A child ends when its input does, so the
+children end with this process whatever ends it.
 
 Each game is played as a pair of browsers would: the creator posts the new game form
 ("a friend online"), opens the game page and reads the invitation link from it; the
@@ -40,18 +50,20 @@ Measured per step of the curve over G (the games of a step carry on into the nex
 * the server's memory: RSS summed over its processes (uvicorn's supervisor and workers),
   the growth over the idle server per game, and the slope between steps; on PostgreSQL
   the database's memory too (PSS, shared buffers shared fairly between its processes);
-* CPU: the server's processes, PostgreSQL's, and the load generator's own, in % of one
-  core (the machine has two: 200 % is all of it); the generator's event loop lag (p99)
-  tells whether it kept up.
+* CPU: the server's processes, PostgreSQL's, and the load generator's own (all its
+  processes), in % of one core (the machine has two: 200 % is all of it); the
+  generator's event loop lag (p99 over all its processes) tells whether it kept up.
 
 The creation of games is rate-limited to 30 a minute per client address (the peer
 address, ``request.client.host``); the generator makes its games from several loopback
-addresses 127.0.0.2, 127.0.0.3, ... and never sends more than 29 a minute from one, so
-the limit is never hit (a 429 would be counted as an error).
+addresses 127.0.0.2, 127.0.0.3, ... (the generator process N from 127.0.N.2 on: no two
+share one) and never sends more than 29 a minute from one, so the limit is never hit (a
+429 would be counted as an error).
 
     .venv/bin/python benchmarks/online.py [--games 50,100,250,500,1000,1500]
         [--think 5] [--warmup 15] [--window 45] [--db sqlite|postgresql|both]
-        [--game all|jinli|linja|galatjang] [--out benchmarks/results/online.md]
+        [--game all|jinli|linja|galatjang] [--generators auto|N]
+        [--out benchmarks/results/online.md]
 
 Writes the markdown table to ``--out`` and the JSON beside it (``online.json``).
 """
@@ -64,23 +76,25 @@ import collections
 import contextlib
 import gc
 import json
+import math
 import os
 import platform
 import random
 import re
-import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+import orjson
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -102,6 +116,14 @@ FLAG_PROBES = 10
 SETUPS_AT_ONCE = 16
 #: uvicorn closes a keep-alive connection idle for 5 s: ours are dropped sooner.
 IDLE_LIMIT = 4.0
+#: Games one generator process plays at most with ``--generators auto``: one process on
+#: uvloop was 121 ms late at p99 with 2,000 games.
+GAMES_A_GENERATOR = 1_000
+#: Source addresses each generator process makes its games from.
+ADDRESSES_A_GENERATOR = 200
+#: The environment this process started with, its generator processes' too: they run the
+#: code it runs, whatever ``--commit`` puts first on the server's PYTHONPATH since.
+ENVIRONMENT = dict(os.environ)
 INVITATION = re.compile(r'id="invitation-link" readonly value="https?://[^/]+(/join/[^"]+)"')
 
 
@@ -135,7 +157,7 @@ class Answer:
     def error(self) -> str:
         """The app's message of a refusal (JSON ``error``), shortened."""
         with contextlib.suppress(ValueError, AttributeError):
-            return str(json.loads(self.body).get("error", ""))[:120]
+            return str(orjson.loads(self.body).get("error", ""))[:120]
         return self.body[:80].decode("utf-8", "replace")
 
 
@@ -318,10 +340,14 @@ class Sample:
 
 
 class Addresses:
-    """Loopback source addresses for making games, each under the app's rate limit."""
+    """Loopback source addresses for making games, each under the app's rate limit: the
+    generator process ``network`` takes 127.0.``network``.2 and on, so that no address is
+    shared between processes (whose games from it would add up past the limit)."""
 
-    def __init__(self, count: int) -> None:
-        self.recent = {f"127.0.0.{k}": collections.deque[float]() for k in range(2, 2 + count)}
+    def __init__(self, count: int, network: int = 0) -> None:
+        self.recent = {
+            f"127.0.{network}.{k}": collections.deque[float]() for k in range(2, 2 + count)
+        }
         self.order = list(self.recent)
         self.cursor = 0
 
@@ -343,14 +369,16 @@ class Addresses:
 class Load:
     """The load generator: G games, each played by two browsers."""
 
-    def __init__(self, port: int, kinds: list[str], think: float, seed: int) -> None:
+    def __init__(
+        self, port: int, kinds: list[str], think: float, seed: int, network: int = 0
+    ) -> None:
         self.port = port
         self.kinds = kinds
         self.think = think
         self.rng = random.Random(seed)
         self.pool = Pool("127.0.0.1", port, "127.0.0.1", 256)
         self.creation_pools: dict[str, Pool] = {}
-        self.addresses = Addresses(200)
+        self.addresses = Addresses(ADDRESSES_A_GENERATOR, network)
         self.setups = asyncio.Semaphore(SETUPS_AT_ONCE)
         self.slots: list[asyncio.Task[None]] = []
         self.playing = 0  # games set up and not yet over
@@ -502,7 +530,7 @@ class Load:
         try:
             async for message in side.socket:
                 now = time.perf_counter()
-                data = json.loads(message)
+                data = orjson.loads(message)
                 self.messages += 1
                 kind = data.get("type")
                 pending = game.pending
@@ -711,10 +739,12 @@ def pss(pids: list[int]) -> int:
 
 @dataclass
 class Watched:
-    """The server's processes (and PostgreSQL's) as /proc shows them."""
+    """The server's processes (and PostgreSQL's) as /proc shows them, and the generator's
+    (this one and its generator processes)."""
 
     server: int
     database: int | None = None
+    generators: list[int] = field(default_factory=list)
 
     def snapshot(self) -> dict[str, float]:
         table = processes()
@@ -723,9 +753,11 @@ class Watched:
             "server_cpu": sum(table[p][2] for p in mine),
             "server_rss": float(sum(table[p][3] for p in mine)),
             "server_processes": float(len(mine)),
-            "generator_cpu": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
+            "generator_cpu": sum(table[p][2] for p in self.generators if p in table),
             "machine_cpu": machine_busy(),
             "time": time.perf_counter(),
+            # the measuring window as every generator process can read it
+            "wall": time.time(),
         }
         if self.database is not None:
             theirs = tree(self.database, table)
@@ -777,10 +809,11 @@ def steady_collector() -> None:
 
 
 def run_generator(main: Any) -> Any:
-    """Run the generator's coroutine ``main`` on uvloop (its event loop and transports
-    in C): the generator stands for a thousand browsers, each a process of its own, so
-    the less of its own time it spends on its two thousand sockets, the less of it the
-    latencies hold. The server keeps asyncio's loop (``serve``)."""
+    """Run a generator process's coroutine ``main`` on uvloop (its event loop and
+    transports in C): the generator stands for a thousand browsers, each a process of its
+    own, so the less of its own time it spends on its two thousand sockets, the less of it
+    the latencies hold. The server keeps asyncio's loop (``serve``), and so does the
+    parent, which only coordinates."""
     import uvloop
 
     return uvloop.run(main)
@@ -825,68 +858,273 @@ async def warm(load: Load) -> None:
                 )
                 if answer.status != 200:
                     raise Failure(f"warm-up action refused: {answer.error()}")
-                actor.take(json.loads(answer.body), time.perf_counter())
+                actor.take(orjson.loads(answer.body), time.perf_counter())
         finally:
             await load.close(game)
 
 
-async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | None) -> dict:
+# ---------------------------------------------------------------------- generator processes
+def share(total: int, parts: int, index: int) -> int:
+    """The part ``index`` of ``total`` split in ``parts``: ``total // parts``, and one more
+    for each of the first ``total % parts``."""
+    return total // parts + (index < total % parts)
+
+
+def generator_count(wanted: str, games: list[int]) -> int:
+    """``--generators``: a number as given, or ``auto``: one process per
+    ``GAMES_A_GENERATOR`` games of the largest step, at least one, at most one a core."""
+    if wanted != "auto":
+        return max(1, int(wanted))
+    return max(1, min(os.cpu_count() or 1, math.ceil(max(games) / GAMES_A_GENERATOR)))
+
+
+class Commands:
+    """What a generator process does on each of the parent's commands, with its own
+    ``Load`` (its share of the games); each answers with what the parent merges."""
+
+    def __init__(self, load: Load) -> None:
+        self.load = load
+        self.probes: list[asyncio.Task[None]] = []
+        #: flags that had fallen when the step's probes began
+        self.flagged = 0
+
+    async def warm(self, command: dict[str, Any]) -> dict[str, Any]:
+        await warm(self.load)
+        return {}
+
+    async def grow(self, command: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return {"ramp_s": await self.load.grow(command["games"])}
+        except Failure as failure:
+            return {"failed": str(failure)}
+
+    async def begin(self, command: dict[str, Any]) -> dict[str, Any]:
+        """The step's warm-up begins: its flag probes start, the heap is frozen."""
+        self.flagged = len(self.load.flags)
+        self.probes = [
+            asyncio.create_task(self.load.flag_probe()) for _ in range(command["probes"])
+        ]
+        steady_collector()
+        return {}
+
+    async def measure(self, command: dict[str, Any]) -> dict[str, Any]:
+        """What this process saw in the window (``began`` to ``ended``, by ``time.time()``,
+        the same for every process): the actions sent in it, its errors, its event loop's
+        lag and its collections; then, once the step's probes are over, their flags."""
+        load = self.load
+        offset = time.perf_counter() - time.time()  # wall-clock time to this process's own
+        began, ended = command["began"] + offset, command["ended"] + offset
+        took = [s for s in load.samples if began <= s.sent < ended]
+        figures: dict[str, Any] = {
+            "latencies": [s.latency for s in took],
+            "round_trips": [s.round_trip for s in took],
+            "errors": collections.Counter(k for t, k in load.error_times if began <= t < ended),
+            "lags": [lag for t, lag in load.lags if began <= t < ended],
+            "pauses": [pause for t, pause in load.collections if began <= t < ended],
+            "playing": load.playing,
+        }
+        with contextlib.suppress(TimeoutError):  # a probe that fails counts as an error
+            await asyncio.wait_for(asyncio.gather(*self.probes), 2 * TIMEOUT)
+        figures["flags"] = [lateness for _, lateness in load.flags[self.flagged :]]
+        figures["finished"] = load.finished
+        return figures
+
+    async def stop(self, command: dict[str, Any]) -> dict[str, Any]:
+        """The games closed; this process's totals over the run."""
+        load = self.load
+        await load.stop()
+        return {
+            "errors_total": load.errors,
+            "games_made": load.made,
+            "connections_opened": load.pool.opened
+            + sum(p.opened for p in load.creation_pools.values()),
+            "connections_retried": load.pool.retried,
+            "socket_messages": load.messages,
+            "other_socket_messages": load.other_messages,
+        }
+
+
+async def obey(config: dict[str, Any], answers: BinaryIO) -> None:
+    """A generator process's life: the parent's commands, one JSON line each on this
+    process's input, carried out one after the other and each answered with a JSON line on
+    ``answers``, until ``stop``; if its input ends first, the parent has ended (whatever
+    ended it) and so does this process."""
+    favour_generator(config["nice"])
+    load = Load(config["port"], config["kinds"], config["think"], config["seed"], config["index"])
+    lag = asyncio.create_task(load.watch_lag())
+    commands = Commands(load)
+    lines: asyncio.Queue[bytes] = asyncio.Queue()
+    me = asyncio.current_task()
+    assert me is not None
+
+    async def listen() -> None:
+        parent = asyncio.StreamReader()
+        await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(parent), sys.stdin
+        )
+        while line := await parent.readline():
+            lines.put_nowait(line)
+        me.cancel()
+
+    listening = asyncio.create_task(listen())
+    try:
+        while True:
+            command = orjson.loads(await lines.get())
+            answer = await getattr(commands, command["do"])(command)
+            answers.write(orjson.dumps(answer) + b"\n")
+            answers.flush()
+            if command["do"] == "stop":
+                return
+    except asyncio.CancelledError:
+        me.uncancel()  # the parent has ended: this process closes its games and ends
+    finally:
+        listening.cancel()
+        lag.cancel()
+        if not load.stopping:
+            await load.stop()
+
+
+def child(config: str) -> None:
+    """Run as a generator process (``--child CONFIG``, started by ``Generator.start``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it ends us
+    # the answers go where the standard output went; what this process prints, to the
+    # standard error (the terminal), out of their way
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    run_generator(obey(orjson.loads(config), answers))
+
+
+@dataclass
+class Generator:
+    """A generator process as the parent drives it: this file run with ``--child``, sent a
+    command as a JSON line on its input, answering with one on its output."""
+
+    index: int
+    process: asyncio.subprocess.Process
+
+    @classmethod
+    async def start(cls, index: int, config: dict[str, Any]) -> Generator:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            json.dumps({"index": index, **config}),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=1 << 26,  # a window's samples come in one line
+            env=ENVIRONMENT,
+        )
+        return cls(index, process)
+
+    async def ask(self, do: str, **details: Any) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(orjson.dumps({"do": do, **details}) + b"\n")
+        await self.process.stdin.drain()
+        line = await self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"generator process {self.index} ended (see its error above)")
+        answer: dict[str, Any] = orjson.loads(line)
+        return answer
+
+    async def end(self) -> None:
+        """Close its input, so that it ends if it has not yet (its games closed), and wait
+        for it; killed if it has not ended in 15 s."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 15)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+
+
+async def everyone(
+    generators: list[Generator], do: str, split: dict[str, int] | None = None, **same: Any
+) -> list[dict[str, Any]]:
+    """Every generator process's answer to ``do``, asked of all at once: each number of
+    ``split`` is a total shared out between them (``share``: the games of a step, say),
+    ``same`` is told to all."""
+    count = len(generators)
+    return await asyncio.gather(
+        *(
+            g.ask(do, **same, **{k: share(n, count, g.index) for k, n in (split or {}).items()})
+            for g in generators
+        )
+    )
+
+
+async def run_database(
+    name: str, url: str, folder: Path, args: Any, pg: Path | None
+) -> dict[str, Any]:
     workers = 2 if name == "postgresql" else 1
     # one generator plays every client from one address: the per-client limits are lifted
     lifted = [f"--limit={name}=1000000" for name in ("games", "sockets", "connections", "requests")]
     server = LiveServer(url, folder, workers=workers, extra=lifted)
     server.start()
     assert server.process is not None
-    watched = Watched(server.process.pid, postmaster(pg) if pg is not None else None)
     favoured = favour_generator(args.nice)
     kinds = boardlab.game_ids() if args.game == "all" else [args.game]
-    load = Load(server.port, list(kinds), args.think, args.seed)
-    lag = asyncio.create_task(load.watch_lag())
+    count = args.generators
+    generators: list[Generator] = []
     rows: list[dict[str, Any]] = []
     stopped = ""
     try:
-        await warm(load)
+        config = {
+            "port": server.port,
+            "kinds": list(kinds),
+            "think": args.think,
+            "nice": args.nice if favoured else 0,  # (if this process may not, nor may they)
+        }
+        generators = [
+            await Generator.start(index, {**config, "seed": args.seed + index})
+            for index in range(count)
+        ]
+        generator_pids = [os.getpid(), *(g.process.pid for g in generators)]
+        watched = Watched(
+            server.process.pid, postmaster(pg) if pg is not None else None, generator_pids
+        )
+
+        await generators[0].ask("warm")
         await asyncio.sleep(2.0)
         idle = watched.snapshot()
         print(f"{name}: idle server RSS {idle['server_rss'] / 2**20:.1f} MiB", flush=True)
         previous_rss, previous_games = idle["server_rss"], 0
         for games in args.games:
-            try:
-                ramp = await load.grow(games)
-            except Failure as failure:
-                stopped = str(failure)
+            grown = await everyone(generators, "grow", split={"games": games})
+            failed = [answer["failed"] for answer in grown if "failed" in answer]
+            if failed:
+                stopped = "; ".join(failed)
                 print(f"{name}: {stopped}", flush=True)
                 break
-            flagged = len(load.flags)
-            probes = [asyncio.create_task(load.flag_probe()) for _ in range(FLAG_PROBES)]
-            steady_collector()
+            ramp = max(answer["ramp_s"] for answer in grown)
+            await everyone(generators, "begin", split={"probes": FLAG_PROBES})
             await asyncio.sleep(args.warmup)
             before = watched.snapshot()
-            errors_before = len(load.error_times)
-            began = time.perf_counter()
             rss_seen = []
-            while time.perf_counter() - began < args.window:
-                await asyncio.sleep(min(5.0, args.window - (time.perf_counter() - began)))
+            while time.perf_counter() - before["time"] < args.window:
+                left = args.window - (time.perf_counter() - before["time"])
+                await asyncio.sleep(min(5.0, left))
                 rss_seen.append(watched.snapshot())
             after = rss_seen[-1]
-            ended = after["time"]
-            took = [s for s in load.samples if began <= s.sent < ended]
-            latency = sorted(s.latency for s in took)
-            trips = sorted(s.round_trip for s in took)
-            errors = collections.Counter(k for t, k in load.error_times[errors_before:])
-            lags = sorted(lag for t, lag in load.lags if began <= t < ended)
-            pauses = [pause for t, pause in load.collections if began <= t < ended]
-            span = ended - before["time"]
-            with contextlib.suppress(TimeoutError):  # a probe that fails counts as an error
-                await asyncio.wait_for(asyncio.gather(*probes), 2 * TIMEOUT)
-            late = sorted(lateness for _, lateness in load.flags[flagged:])
+            span = after["time"] - before["time"]
+            measured = await everyone(
+                generators, "measure", began=before["wall"], ended=after["wall"]
+            )
+            latency = sorted(x for m in measured for x in m["latencies"])
+            trips = sorted(x for m in measured for x in m["round_trips"])
+            errors: collections.Counter[str] = collections.Counter()
+            for m in measured:
+                errors.update(m["errors"])
+            lags = sorted(x for m in measured for x in m["lags"])
+            pauses = [x for m in measured for x in m["pauses"]]
+            late = sorted(x for m in measured for x in m["flags"])
             rss = sum(s["server_rss"] for s in rss_seen) / len(rss_seen)
             row = {
                 "games": games,
-                "playing": load.playing,
+                "playing": sum(m["playing"] for m in measured),
                 "ramp_s": ramp,
-                "actions": len(took),
-                "actions_per_s": len(took) / span,
+                "actions": len(latency),
+                "actions_per_s": len(latency) / span,
                 "p50_ms": 1000 * percentile(latency, 0.5),
                 "p90_ms": 1000 * percentile(latency, 0.9),
                 "p99_ms": 1000 * percentile(latency, 0.99),
@@ -901,7 +1139,7 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
                 "server_cpu_pct": 100 * (after["server_cpu"] - before["server_cpu"]) / span,
                 "server_cpu_ms_per_action": 1000
                 * (after["server_cpu"] - before["server_cpu"])
-                / max(1, len(took)),
+                / max(1, len(latency)),
                 "generator_cpu_pct": 100
                 * (after["generator_cpu"] - before["generator_cpu"])
                 / span,
@@ -910,7 +1148,7 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
                 "flags": len(late),
                 "flag_late_p50_ms": 1000 * percentile(late, 0.5),
                 "flag_late_max_ms": 1000 * (late[-1] if late else float("nan")),
-                "games_finished": load.finished,
+                "games_finished": sum(m["finished"] for m in measured),
                 "server_processes": int(after["server_processes"]),
             }
             if "database_cpu" in after:
@@ -933,29 +1171,35 @@ async def run_database(name: str, url: str, folder: Path, args: Any, pg: Path | 
                 stopped = f"stopped after {games} games: p99 over {args.stop_ms:g} ms"
                 print(f"{name}: {stopped}", flush=True)
                 break
+        totals = await everyone(generators, "stop")
     finally:
-        await load.stop()
-        lag.cancel()
+        # before the server stops, so that they close their games' sockets on a live one
+        await asyncio.gather(*(g.end() for g in generators))
         if favoured:
             os.setpriority(os.PRIO_PROCESS, 0, 0)
         server.stop()
         if server.log.exists():  # kept beside the results: what the server said
             shutil.copy(server.log, Path(args.out).with_name(f"online-{name}-server.log"))
     held = [r["games"] for r in rows if r["p99_ms"] < 1000 * TARGET and r["errors"] == 0]
+    errors_total: collections.Counter[str] = collections.Counter()
+    other_messages: collections.Counter[str] = collections.Counter()
+    for total in totals:
+        errors_total.update(total["errors_total"])
+        other_messages.update(total["other_socket_messages"])
     return {
         "database": name,
         "workers": workers,
+        "generators": count,
         "idle_server_rss_mib": idle["server_rss"] / 2**20,
         "rows": rows,
         "largest_held": max(held, default=0),
         "stopped": stopped,
-        "errors_total": dict(load.errors),
-        "games_made": load.made,
-        "connections_opened": load.pool.opened
-        + sum(p.opened for p in load.creation_pools.values()),
-        "connections_retried": load.pool.retried,
-        "socket_messages": load.messages,
-        "other_socket_messages": dict(load.other_messages),
+        "errors_total": dict(errors_total),
+        "games_made": sum(t["games_made"] for t in totals),
+        "connections_opened": sum(t["connections_opened"] for t in totals),
+        "connections_retried": sum(t["connections_retried"] for t in totals),
+        "socket_messages": sum(t["socket_messages"] for t in totals),
+        "other_socket_messages": dict(other_messages),
     }
 
 
@@ -1010,12 +1254,13 @@ def versions() -> dict[str, str]:
     import fastapi
     import sqlalchemy
     import uvicorn
+    import websockets.version
 
     found = {
         "boardlab": boardlab.__version__,
         "fastapi": fastapi.__version__,
         "uvicorn": uvicorn.__version__,
-        "websockets": websockets.__version__,
+        "websockets": websockets.version.version,
         "sqlalchemy": sqlalchemy.__version__,
     }
     binaries = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: p.parent.name)
@@ -1060,7 +1305,13 @@ def table(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def processes_named(count: int) -> str:
+    """The load generator's processes, as the report names them."""
+    return f"{count} process{'es' if count > 1 else ''} on uvloop"
+
+
 def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> str:
+    generators = processes_named(context["generators"])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(
@@ -1074,7 +1325,8 @@ def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> 
         + ", ".join(f"{k} {v}" for k, v in context["versions"].items())
         + ".",
         "",
-        f"Each game: two browsers (both held by the load generator), each with the game's "
+        f"Each game: two browsers (both held by the load generator: {generators}, the "
+        "games of a step split between them), each with the game's "
         f"WebSocket open; the player to act thinks uniformly {args.think / 2:g}–"
         f"{1.5 * args.think:g} s, then sends a random legal action over its socket, as a "
         f"page does; games that end are replaced. Games: {', '.join(context['kinds'])} in "
@@ -1087,8 +1339,9 @@ def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> 
         "50 ms. RSS/game: growth over the idle server (warmed by one game of each kind) "
         "divided by the games; slope: growth since the previous step per added game. CPU in "
         "% of one core (the machine has 2, shared by the server, the database and the "
-        "generator); other processes: the rest of the machine's busy time in the window "
-        "(anything else running, the kernel's own work).",
+        "generator); generator CPU: all its processes together, lag p99: over all their "
+        "event loops' samples; other processes: the rest of the machine's busy time in the "
+        "window (anything else running, the kernel's own work).",
         "",
         f"Machine load before: `{context['uptime_before']}`; after: `{context['uptime_after']}`.",
         "",
@@ -1104,7 +1357,8 @@ def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> 
             "",
             f"Largest G with p99 < 50 ms and no error: **{result['largest_held']}**. "
             f"Idle server RSS {result['idle_server_rss_mib']:.0f} MiB. Games made: "
-            f"{result['games_made']}. {result['stopped']}",
+            f"{result['games_made']}, by {processes_named(result['generators'])}. "
+            f"{result['stopped']}",
             "",
             *table(result),
             "",
@@ -1127,6 +1381,7 @@ async def main_async(args: Any) -> None:
         "think": args.think,
         "warmup": args.warmup,
         "window": args.window,
+        "generators": args.generators,
         "uptime_before": uptime(),
     }
     print(context["uptime_before"], flush=True)
@@ -1159,6 +1414,21 @@ async def main_async(args: Any) -> None:
     print(write(results, args, context))
 
 
+def stop_on_terminate() -> None:
+    """``kill`` (SIGTERM) ends a run as Ctrl-C does: the main task is cancelled, so that
+    the generator processes, the server and PostgreSQL are stopped on the way out (by
+    default Python would end at once and leave the server, in a session of its own, and
+    PostgreSQL running)."""
+    main = asyncio.current_task()
+    assert main is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+
+
+async def run(args: Any) -> None:
+    stop_on_terminate()
+    await main_async(args)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="50,100,250,500,1000,1500", help="the curve's steps")
@@ -1179,10 +1449,26 @@ def main() -> None:
         help="serve the app of this commit (exported with git archive), not the work tree",
     )
     parser.add_argument("--notes", help="a markdown file whose text ends the report")
+    parser.add_argument(
+        "--generators",
+        default="auto",
+        help="load generator processes, the games split between them (auto: one per "
+        f"{GAMES_A_GENERATOR:,} games of the largest step, at most one a core)",
+    )
     parser.add_argument("--out", default=str(RESULTS / "online.md"))
+    parser.add_argument("--child", help=argparse.SUPPRESS)  # a generator process's config
     args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
     args.games = [int(g) for g in args.games.split(",")]
-    run_generator(main_async(args))
+    if args.generators != "auto" and not args.generators.isdigit():
+        parser.error("--generators takes auto or a number")
+    args.generators = generator_count(args.generators, args.games)
+    try:
+        asyncio.run(run(args))
+    except asyncio.CancelledError:
+        raise SystemExit("stopped (SIGTERM)") from None
 
 
 if __name__ == "__main__":
