@@ -1172,3 +1172,31 @@ def test_a_slow_transaction_is_logged_once_a_while(caplog: Any) -> None:
         asyncio.run(main())
     said = [r.getMessage() for r in caplog.records if "storing actions took" in r.getMessage()]
     assert len(said) == 1 and "(1 in one transaction)" in said[0], said
+
+
+def test_an_announced_action_that_does_not_fit_its_room_reads_the_game_afresh(
+    caplog: Any,
+) -> None:
+    """A room whose record is not the stored game's (an announcement it cannot play) is
+    read again whole, not left raising in a task nobody awaits."""
+    import asyncio
+    import logging
+
+    from boardlab.web.memory import MemoryStore
+    from boardlab.web.service import GameService
+
+    store = MemoryStore()
+    game_id = store.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+    store.append(game_id, 0, "s1", "*")
+
+    async def main() -> tuple[int, int]:
+        service = GameService(store)
+        room = await service.room(game_id)
+        data = {"g": game_id, "v": room.version + 1, "a": "n9"}  # no such pit
+        await service._changing(room, service._heard, room, data)
+        await service.close()
+        return len(room.record), room.version
+
+    with caplog.at_level(logging.WARNING, logger="boardlab.web"):
+        assert asyncio.run(main()) == (1, store.load(game_id).revision)
+    assert "did not fit its room" in caplog.text

@@ -178,3 +178,31 @@ def test_games_of_a_browser_come_latest_first(lockstep: Lockstep) -> None:
     lockstep.append([(made[0], 0, "a")])  # the first is now the latest changed
     assert [g["id"] for g in lockstep.step("games_of", "me")] == [0, 2, 1]
     assert lockstep.step("games_of", "me", 1)[0]["actions"] == ()
+
+
+def test_a_game_is_read_at_one_moment_while_another_process_stores(database: str) -> None:
+    """A game's row and its actions are read as of one moment: an action another process
+    commits between the two reads is in neither (on PostgreSQL, read committed by
+    default, it was in the actions and not in the row, and a room held a record one
+    action ahead of its version)."""
+    from sqlalchemy import event
+
+    reader, writer = Store(database), Store(database)
+    game_id = reader.create("galatjang", {"pits": 3, "seeds": 2}, [HUMAN, HUMAN], "me")
+    writer.append(game_id, 0, "s1", "*")
+    committed: list[int] = []
+
+    def between(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if "FROM actions" in statement and not committed:
+            committed.append(writer.append(game_id, 1, "s2", "*"))
+
+    event.listen(reader.engine, "before_cursor_execute", between)
+    try:
+        stored = reader.load(game_id)
+        event.remove(reader.engine, "before_cursor_execute", between)
+        assert committed == [2]  # the other process's action was stored meanwhile
+        assert stored.actions == ("s1",) and stored.revision == 1
+        assert reader.load(game_id).actions == ("s1", "s2")
+    finally:
+        reader.close()
+        writer.close()

@@ -374,14 +374,15 @@ class GameService:
         if not record.is_over() and stored.seats[record.position.to_act] != HUMAN:
             self._wake(room)
 
-    async def _refresh(self, room: Room) -> None:
+    async def _refresh(self, room: Room, whole: bool = False) -> None:
         """Read the game again (changed by another server process, or by a change that
-        is stored as a whole): its record is replayed only if its actions changed."""
+        is stored as a whole): its record is replayed only if its actions changed (or,
+        ``whole``, whatever changed)."""
         stored = await asyncio.to_thread(self.store.load, room.id)
-        if stored.revision == room.version:
+        if stored.revision == room.version and not whole:
             return
         old = room.stored
-        if (stored.actions, stored.resigned, stored.ending) == (
+        if not whole and (stored.actions, stored.resigned, stored.ending) == (
             old.actions,
             old.resigned,
             old.ending,
@@ -877,7 +878,12 @@ class GameService:
             return
         stored, record = room.stored, room.record
         after = record.copy()
-        after.play(data["a"])
+        try:
+            after.play(data["a"])
+        except BoardlabError:  # not this room's game: it is read afresh, whole
+            log.warning("game %s: an announced action did not fit its room", room.id)
+            await self._refresh(room, whole=True)
+            return
         ticked = data.get("c")
         self._changed(room, played(stored, data["a"], after.result(), data["v"], ticked), after)
 

@@ -218,8 +218,15 @@ class Store:
                 ).format(url=safe_url(self.url), current=current or "none", newest=newest)
             )
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # a read of several statements sees one moment of the database: on PostgreSQL
+        # (read committed by default) a game's row and its actions read one after the
+        # other could be of two moments, an action committed between them (a room then
+        # held a record one action ahead of its version)
+        reading: dict[str, Any] = {"reading": True}
+        if self.engine.dialect.name == "postgresql":
+            reading["isolation_level"] = "REPEATABLE READ"
         self.readings = sessionmaker(
-            self.engine.execution_options(reading=True), expire_on_commit=False
+            self.engine.execution_options(**reading), expire_on_commit=False
         )
         # SQLite has one writer at a time: this process's writers queue here, in turn,
         # rather than poll SQLite's lock (whose waits are unfair and can last a second)
