@@ -1200,3 +1200,25 @@ def test_an_announced_action_that_does_not_fit_its_room_reads_the_game_afresh(
     with caplog.at_level(logging.WARNING, logger="boardlab.web"):
         assert asyncio.run(main()) == (1, store.load(game_id).revision)
     assert "did not fit its room" in caplog.text
+
+
+def test_a_new_game_of_people_is_loaded_by_its_first_page_and_one_with_an_agent_at_once() -> None:
+    """Making a game wakes its agent at once; a game of people only is not loaded where
+    it was made: with several server processes its pages go to another, and a room here
+    would only hear every action of it for two minutes."""
+    app = create_app("memory:", workers=1, limits=TESTING)
+    with TestClient(app) as http:
+        made = {}
+        for opponent in ("online", "easy"):
+            form = {"opponent": opponent, "seat": "0", **SMALL["galatjang"]}
+            answer = http.post("/new/galatjang", data=form, follow_redirects=False)
+            made[opponent] = answer.headers["location"].rsplit("/", 1)[1]
+        service = app.state.service
+        for _ in range(100):  # the agent's room is loaded beside the request
+            if made["easy"] in service.rooms:
+                break
+            time.sleep(0.05)
+        assert made["easy"] in service.rooms
+        assert made["online"] not in service.rooms
+        http.get(f"/play/{made['online']}")
+        assert made["online"] in service.rooms

@@ -637,7 +637,7 @@ class GameService:
         if kept != made:  # the other player asked at the same moment, and was first
             await asyncio.to_thread(self.store.discard, made)
         else:
-            self.wake(made)
+            self.wake(made, stored.seats)
         return kept
 
     # ------------------------------------------------------------------ chat
@@ -704,9 +704,12 @@ class GameService:
         )
         return result
 
-    def wake(self, game_id: str) -> None:
-        """Start the agent's turn if an agent is to act (a new game, a page opened, and
-        so after a restart of the server)."""
+    def wake(self, game_id: str, seats: Sequence[str]) -> None:
+        """Start the agent's turn of a new game with ``seats`` if an agent is to act. A
+        game of people only is not loaded here: its room is loaded by its first page,
+        in the process its pages go to (with several, another than this one may be)."""
+        if all(spec == HUMAN for spec in seats):
+            return
 
         async def wake() -> None:
             with contextlib.suppress(BoardlabError):

@@ -77,7 +77,7 @@ async def new_game(request: Request, game_id: str) -> Response:
             names=[name if [k] == setup.mine else None for k in (0, 1)],
         )
     )
-    site.service.wake(new_id)
+    site.service.wake(new_id, setup.seats)
     response = redirect(request, f"/play/{new_id}")
     hold(request, response, new_id, secret)
     remember(request, response, name)
