@@ -87,23 +87,16 @@ def draw(
     keeps its mark keeps its line: a change redraws the few places it touched, not all."""
     marks = frozenset(marked)
     places = board.places
-    same = (
-        before is not None
-        and not targets
-        and not before.targets
-        and len(before.places) == len(places)
-    )
+    if before is not None and (targets or before.targets or len(before.places) != len(places)):
+        before = None  # nothing to take from it
     changed: list[int] = []
-    if same:
-        assert before is not None
+    if before is not None:
         changed = [
             k for k, (p, q) in enumerate(zip(places, before.places, strict=True)) if p is not q
         ]
-        resized = any(
-            p.kind in ("row", "label") for k in changed for p in (places[k], before.places[k])
-        )
-        same = not resized
-    widths = before.widths if same and before is not None else column_widths(board)
+        if any(p.kind in ("row", "label") for k in changed for p in (places[k], before.places[k])):
+            before = None  # the columns' widths may differ: drawn whole
+    widths = before.widths if before is not None else column_widths(board)
     left = [sum(widths[:x]) for x in range(board.width + 1)]
     height = CELL * board.height
     label = title or _("{game} board").format(game=game.name)
@@ -128,7 +121,7 @@ def draw(
             found = drawn[key] = _line(game, place, x, w, key[3], key[4])
         return found
 
-    if same and before is not None:
+    if before is not None:
         lines = list(before.lines)
         lines[: len(head)] = head
         flipped = marks ^ before.marked
