@@ -1461,7 +1461,10 @@ def main() -> None:
     if args.child:
         child(args.child)
         return
-    args.games = [int(g) for g in args.games.split(",")]
+    try:
+        args.games = [int(g) for g in args.games.split(",")]
+    except ValueError:
+        parser.error(f"--games {args.games!r}: expected numbers of games, such as 500,1000")
     if args.generators != "auto" and not args.generators.isdigit():
         parser.error("--generators takes auto or a number")
     args.generators = generator_count(args.generators, args.games)
