@@ -61,7 +61,26 @@ class PerfectAgent(Agent):
             open_solver(game)  # raises TableError with the command that builds the table
 
     def warm(self, position: Position[Any]) -> None:
-        self.fallback(position.game).warm(position)
+        """The fallback's search compiled, the solver opened (its table, its book) and
+        asked about ``position``, and its own search (where it has one) compiled: asked
+        about the last positions of a random game from ``position``, the cheapest it
+        answers."""
+        game = position.game
+        self.fallback(game).warm(position)
+        solver = solver_class(game)
+        if solver is None or (solver.needs_table and not solver.table_exists(game)):
+            return
+        exact_values(position)
+        rng = random.Random(0)
+        state, seen = position.state, []
+        for _turn in range(game.max_actions):
+            if game.outcome_of(state) is not None:
+                break
+            seen.append(state)
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+        for state in reversed(seen[-8:]):
+            if solver_values(game, state) is not None:
+                return
 
     def reset(self) -> None:
         for agent in self._fallbacks.values():

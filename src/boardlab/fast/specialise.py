@@ -18,12 +18,16 @@ import inspect
 import os
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
 import numba
 
 _LOADED: dict[tuple[Any, ...], Any] = {}
+#: Held while a template is bound and loaded: a server's worker prepares the levels in
+#: a thread beside the searches it serves, which may ask for the same one.
+_BINDING = threading.Lock()
 
 
 def cache_dir() -> Path:
@@ -59,17 +63,26 @@ def specialised(
     key = (function.__module__, function.__qualname__, kernel, names, parallel, inline, helpers)
     if key in _LOADED:
         return _LOADED[key]
+    with _BINDING:
+        if key not in _LOADED:
+            _LOADED[key] = _bind(function, kernel, names, parallel, inline, helpers)
+    return _LOADED[key]
+
+
+def _bind(
+    function: Any,
+    kernel: str,
+    names: tuple[str, ...],
+    parallel: bool,
+    inline: bool,
+    helpers: tuple[Any, ...],
+) -> Any:
     if getattr(numba.config, "DISABLE_JIT", False):
         module = importlib.import_module(kernel)
         bound = [getattr(module, name) for name in names]
-        found: Any = lambda *rest: function(*bound, *rest)  # noqa: E731 (plain Python)
-    else:
-        plain = [getattr(helper, "py_func", helper) for helper in helpers]
-        found = getattr(
-            _generated(function, plain, kernel, names, parallel, inline), function.__name__
-        )
-    _LOADED[key] = found
-    return found
+        return lambda *rest: function(*bound, *rest)  # plain Python
+    plain = [getattr(helper, "py_func", helper) for helper in helpers]
+    return getattr(_generated(function, plain, kernel, names, parallel, inline), function.__name__)
 
 
 def _bound(function: Any, names: tuple[str, ...], helpers: set[str]) -> ast.FunctionDef:

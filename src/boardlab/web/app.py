@@ -61,7 +61,8 @@ def create_app(
     ``limits``; ``secure_cookies``: every cookie Secure (the site is HTTPS only);
     ``upgrade``: the database's schema brought to the newest first (else checked);
     ``server``: the app is a server process's own (it keeps the process steady:
-    ``GameService.keep_steady``)."""
+    ``GameService.keep_steady``; its AI workers start with it and prepare every level:
+    ``FairQueue.prepare``)."""
     limits = limits or Limits()
     store: GameStore = MemoryStore() if db == MEMORY_URL else Store(db, upgrade)
     service = GameService(store, workers, limits.searches)
@@ -71,6 +72,7 @@ def create_app(
         beside = [asyncio.create_task(service.listen())] if store.announces else []
         if server:
             beside.append(asyncio.create_task(service.keep_steady()))
+            service.queue.prepare()
         yield
         for task in beside:
             task.cancel()

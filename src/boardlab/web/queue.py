@@ -141,8 +141,10 @@ class FairQueue:
         self.slow_share = max(1, self.slow_workers - 1)
         self._slow_running: collections.Counter[str] = collections.Counter()
         self.max_jobs_per_client = max_jobs_per_client
-        self._make_executor = executor or thinking.pool
+        self._make_executor = executor
         self._executor: Executor | None = None
+        #: whether the default pool's workers prepare every level as they start
+        self._preparing = False
         #: each lane's waiting jobs as (round, arrival, job), the next first; cancelled
         #: jobs stay until their turn comes and are then passed over
         self._lines: dict[str, list[tuple[int, int, _Job]]] = {lane: [] for lane in LANES}
@@ -188,6 +190,19 @@ class FairQueue:
             if not job.started and not job.dropped:  # cancelled before its turn
                 self._drop(job)
         return result
+
+    def prepare(self) -> None:
+        """Start the workers now, not at the first job, each preparing every level of
+        every game in the background (``thinking.prepare_levels``; with the default
+        pool, and again in the workers of a pool made after one broke). Jobs are taken
+        meanwhile: one that needs what is not ready yet waits for it or compiles it."""
+        if self._closed:
+            raise RuntimeError("the queue is closed")
+        self._preparing = True
+        if self._executor is None:
+            self._executor = self._new_executor()
+        for _worker in range(self.workers):  # a pool starts a process for each job it has
+            self._executor.submit(thinking.started)
 
     def waiting(self) -> dict[str, int]:
         """How many jobs wait in each lane."""
@@ -277,13 +292,18 @@ class FairQueue:
 
     def _submit(self, job: _Job) -> Future[Any]:
         if self._executor is None:
-            self._executor = self._make_executor(self.workers)
+            self._executor = self._new_executor()
         try:
             return self._executor.submit(job.fn, *job.args)
         except BrokenExecutor:  # a worker died: a new pool for this job and those after
             self._executor.shutdown(wait=False)
-            self._executor = self._make_executor(self.workers)
+            self._executor = self._new_executor()
             return self._executor.submit(job.fn, *job.args)
+
+    def _new_executor(self) -> Executor:
+        if self._make_executor is None:
+            return thinking.pool(self.workers, prepare=self._preparing)
+        return self._make_executor(self.workers)
 
     def _finish(self, job: _Job, future: Future[Any] | None, error: BaseException | None) -> None:
         """A job's worker is free: hand its answer over (unless nobody waits for it)."""

@@ -1,16 +1,20 @@
 """What the web app asks of the AI, run in worker processes so that a search never holds
 up the event loop. Each call rebuilds the position from the stored game: workers keep no
-state, so any worker (or a restarted one) answers any game."""
+state, so any worker (or a restarted one) answers any game. A server's workers prepare
+every level as they start (``prepare_levels``): the first move at each level does not
+wait for numba to compile its search."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import multiprocessing
 import os
+import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
@@ -131,16 +135,32 @@ def reviewed(
 PARENT_CHECK_SECONDS = 0.5
 
 
-def pool(workers: int) -> Executor:
+def pool(workers: int, prepare: bool = False) -> Executor:
     """Worker processes started afresh (spawn): safe beside the server's threads. Each
     ends itself when the server process that started it is gone, also when that was
-    killed with no time to stop them (``kill -9``)."""
+    killed with no time to stop them (``kill -9``). With ``prepare`` each prepares every
+    level of every game as it starts, in the background (``prepare_levels``)."""
     return ProcessPoolExecutor(
         workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=outlive_no_server,
-        initargs=(os.getpid(),),
+        initializer=start_worker,
+        initargs=(os.getpid(), prepare),
     )
+
+
+def start_worker(server: int, prepare: bool = False) -> None:
+    """In a new worker: watch ``server`` (``outlive_no_server``) and, with ``prepare``,
+    prepare every level in a thread of its own, so that the worker takes jobs at once
+    (a job that needs what is not ready yet compiles it itself, or waits while the
+    preparation compiles it)."""
+    outlive_no_server(server)
+    if prepare:
+        threading.Thread(target=prepare_levels, name="prepare-levels", daemon=True).start()
+
+
+def started() -> int:
+    """A job that does nothing: one for each worker makes the pool start them all now."""
+    return os.getpid()
 
 
 def outlive_no_server(server: int) -> None:
@@ -153,3 +173,85 @@ def outlive_no_server(server: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="outlive-no-server", daemon=True).start()
+
+
+def prepare_levels(say: Callable[[str], None] | None = None) -> float:
+    """Compile and load what every level of every game needs (the compiled searches,
+    the solvers' tables and searches) in this process, game by game and level by level,
+    saying each step (to the server's log: standard error); the seconds it took.
+
+    What one process compiles, numba stores on disk and the others load: the steps are
+    taken one process at a time on this machine (``one_at_a_time``), so that the
+    workers of a server do not compile the same functions at once on every core while
+    it serves its first pages, and those after the first only load. A level that cannot
+    play (the perfect player without its table) or fails is said and passed over."""
+    import boardlab
+    from boardlab.ai import levels, make_agent
+    from boardlab.core.errors import BoardlabError
+    from boardlab.core.i18n import _
+
+    say = say or _to_log
+    worker = os.getpid()
+    began = time.perf_counter()
+    say(_("boardlab: AI worker {pid}: preparing every level").format(pid=worker))
+    for game_id in boardlab.game_ids():
+        game = boardlab.new_game(game_id)
+        for level in levels(game):
+            step = time.perf_counter()
+            try:
+                agent = make_agent(level, 0, game)
+                agent.check(game)
+                with one_at_a_time() as waited:
+                    agent.warm(game.initial())
+            except BoardlabError as error:
+                text = _("boardlab: AI worker {pid}: {game} {level} cannot play: {why}")
+                say(text.format(pid=worker, game=game_id, level=level, why=error))
+                continue
+            except Exception as error:  # the level's first move will say it again
+                text = _("boardlab: AI worker {pid}: {game} {level} failed to prepare: {why}")
+                say(text.format(pid=worker, game=game_id, level=level, why=error))
+                continue
+            seconds = time.perf_counter() - step - waited
+            text = (
+                _("boardlab: AI worker {pid}: {game} {level} ready in {seconds:.1f} s")
+                if waited < 0.1
+                else _(
+                    "boardlab: AI worker {pid}: {game} {level} ready in {seconds:.1f} s, "
+                    "after {waited:.1f} s waiting for another worker"
+                )
+            )
+            say(text.format(pid=worker, game=game_id, level=level, seconds=seconds, waited=waited))
+    seconds = time.perf_counter() - began
+    text = _("boardlab: AI worker {pid}: every level ready in {seconds:.1f} s")
+    say(text.format(pid=worker, seconds=seconds))
+    return seconds
+
+
+def _to_log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def one_at_a_time() -> Iterator[float]:
+    """Hold, while the block runs, the lock that processes of this machine take to
+    prepare levels (a file lock beside the compiled searches; released also when its
+    holder is killed); gives the seconds it waited for another holder.
+    Without numba there is nothing to compile and no lock."""
+    from boardlab.extras import has
+
+    if sys.platform == "win32" or not has("fast"):  # no file locks, or nothing to compile
+        yield 0.0
+        return
+    import fcntl
+
+    from boardlab.fast.specialise import cache_dir
+
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "prepare.lock", "a") as lock:
+        began = time.perf_counter()
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield time.perf_counter() - began
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
