@@ -316,20 +316,21 @@ def test_perfect_without_a_solver_says_why(http: Any) -> None:
     answer = http.post("/new/jinli", data={"opponent": "perfect"}, follow_redirects=False)
     assert answer.status_code == 400
     assert "perfect" in answer.text
+    assert 'value="perfect"' not in answer.text  # the form shown again does not offer it
 
 
-def test_a_level_that_cannot_play_says_so_on_the_form(
-    http: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_level_that_cannot_play_here_is_not_offered(
+    http: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Linja's perfect player needs its table: with none in the table folder the form
-    # marks the level and names the command that builds it; with Galatjang it is ready.
+    # leaves the level out and the server's log names the command that builds it (the
+    # host's business, not the player's); with Galatjang it is ready.
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path / "no-tables"))
     page = http.get("/new/linja").text
-    assert "table (not ready, see below)</option>" in page
-    assert "Perfect: no Linja table for these rules" in page
-    assert "<code>boardlab solve linja</code>" in page
+    assert 'value="perfect"' not in page
+    assert "boardlab solve" not in page and "no-tables" not in page
+    assert "boardlab solve linja" in caplog.text
     page = http.get("/new/galatjang").text
-    assert "not ready" not in page
     assert "perfect: exact play" in page
 
 

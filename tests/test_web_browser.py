@@ -7,6 +7,7 @@ screenshots`` refreshes the ones in docs/images)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -72,12 +73,23 @@ def page(browser: Any) -> Iterator[Any]:
     assert errors == [], errors  # no script error on any page
 
 
-def start(page: Any, server: LiveServer, game: str, opponent: str, seat: str = "0") -> str:
-    """Open the new game page, choose, start; the game id."""
+def start(
+    page: Any,
+    server: LiveServer,
+    game: str,
+    opponent: str,
+    seat: str = "0",
+    clock: str = "",
+    small: bool = True,
+) -> str:
+    """Open the new game page, choose (a small board unless not ``small``), start; the
+    game id."""
     page.goto(f"{server.url}/new/{game}")
     page.select_option("select[name=opponent]", opponent)
     page.select_option("select[name=seat]", seat)
-    for name, value in SMALL[game].items():
+    if clock:
+        page.select_option("select[name=clock]", clock)
+    for name, value in SMALL[game].items() if small else ():
         page.fill(f"input[name={name}]", value)
     page.click("button[type=submit]")
     page.wait_for_url("**/play/*")
@@ -332,6 +344,92 @@ def test_a_sowing_is_shown_seed_by_seed(page: Any, server: LiveServer) -> None:
         assert count in ("", str(counts[name])), (name, count, counts)
 
 
+TRAIL = """() => {
+  window.trail = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      const place = change.target;
+      if (place.classList.contains("trail") && !change.oldValue?.includes("trail"))
+        window.trail.push([place.dataset.place,
+                           place.querySelector("text.count")?.textContent ?? ""]);
+    }
+  }).observe(document.getElementById("board"),
+             {subtree: true, attributes: true, attributeFilter: ["class"],
+              attributeOldValue: true});
+}"""
+
+
+def board_counts(page: Any) -> dict[str, int]:
+    """The number each place of the board shows now."""
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('#board [data-place]')].map(
+             (p) => [p.dataset.place, p.querySelector('text.count')?.textContent ?? ''])"""
+    )
+    return {name: int(count) for name, count in shown if count.isdigit()}
+
+
+def test_a_relay_sowing_shows_every_count_and_a_click_skips_it(
+    page: Any, server: LiveServer
+) -> None:
+    """Galatjang on its full board, relay sowing: on every move the count a place shows
+    as it lights is the seeds lifted from and dropped into it so far, a pit sown from
+    showing 0 and then 1 when a lap passes it again (the board was drawn again from the
+    old position when the move's ack came, so it showed 6 -> 7). A click meanwhile skips
+    to the end and is not sent as a move of the position still shown (it was refused:
+    "the game has moved on")."""
+    game_id = start(page, server, "galatjang", "human", small=False)
+    page.evaluate("localStorage.setItem('boardlab.speed', 'fast')")
+    page.reload()
+    page.evaluate(TRAIL)
+    rng = random.Random(3)
+    passed_again = 0
+    for _ in range(6):
+        state = settled(page, server, game_id)
+        counts = board_counts(page)
+        page.evaluate("window.trail = []")
+        click_action(page, rng.choice(state["legal"]))
+        wait_for(page, server, game_id, lambda s, ply=state["ply"]: s["ply"] > ply)
+        after = settled(page, server, game_id)
+        notes = [n for n in after["last"]["notes"] if n["ply"] >= state["ply"] and n["places"]]
+        trail = page.evaluate("window.trail")
+        assert [name for name, _ in trail] == [p for n in notes for p in n["places"]]
+        shown = iter(trail)
+        lifted = set()
+        for note in notes:
+            for k, place in enumerate(note["places"]):
+                _, count = next(shown)
+                if not note["sows"]:
+                    continue
+                if k == 0:
+                    counts[place] = 0
+                    lifted.add(place)
+                else:
+                    counts[place] = counts.get(place, 0) + 1
+                    passed_again += place in lifted
+                assert count in ("", str(counts[place])), (place, count, counts[place], note)
+    assert passed_again, "no lap passed a pit it was sown from: choose another seed"
+    page.select_option("#speed", "normal")
+    state = settled(page, server, game_id)
+    counts = board_counts(page)
+    longest = max(state["legal"], key=lambda a: counts[a["places"][0]])
+    click_action(page, longest)
+    page.wait_for_selector("#skip")
+    clicked = page.evaluate(  # at once, while the sowing is still shown
+        """(name) => {
+          if (!document.getElementById('skip')) return false;
+          document.querySelector(`#board [data-place="${name}"]`)
+            .dispatchEvent(new MouseEvent('click', {bubbles: true}));
+          return true;
+        }""",
+        state["legal"][-1]["places"][0],
+    )
+    assert clicked
+    page.wait_for_selector("#skip", state="detached")
+    after = settled(page, server, game_id)
+    assert after["ply"] == state["ply"] + 1, "the click during the sowing was not a move"
+    assert page.inner_text("#message") == ""
+
+
 def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) -> None:
     game_id = start(page, server, "linja", "human")
     state = settled(page, server, game_id)
@@ -356,6 +454,38 @@ def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) ->
     played = wait_for(page, server, game_id, lambda s: s["ply"] == state["ply"] + 1)
     assert played["moves"][0]["actions"] == [f"{first}-{target}"]
     assert f"{first}-{target}" in [a["action"] for a in state["legal"]]
+
+
+def test_a_whole_turn_of_several_actions_by_keyboard_keeps_the_focus_on_the_board(
+    page: Any, server: LiveServer
+) -> None:
+    """A Jin Li turn is a swim and a drop: after the swim played with Enter the focus
+    stays on the board, on a place the drop can use, so Enter plays it at once (the
+    focus used to fall out of the board, some ten Tabs away through the header)."""
+    game_id = start(page, server, "jinli", "human")
+    state = settled(page, server, game_id)
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('#board [data-place].selectable')"):
+            break
+    page.keyboard.press("Enter")  # the koi
+    page.wait_for_selector("#board [data-place].selected")
+    assert page.evaluate("document.activeElement.closest('#board') !== null")
+    for _ in range(60):
+        if page.evaluate("document.activeElement.matches('#board [data-place].target')"):
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")  # where it swims
+    swum = wait_for(page, server, game_id, lambda s: s["ply"] == state["ply"] + 1)
+    assert swum["to_act"] == state["to_act"], "the drop is still this player's"
+    page.wait_for_selector(f'#play[data-ply="{swum["ply"]}"][data-ready="true"]')
+    focused = page.evaluate("document.activeElement.dataset.place ?? null")
+    drops = {a["places"][0] for a in swum["legal"] if len(a["places"]) == 1}
+    assert focused in drops, (focused, sorted(drops))
+    page.keyboard.press("Enter")  # the stone, where the focus already is
+    dropped = wait_for(page, server, game_id, lambda s: s["ply"] == swum["ply"] + 1)
+    drop = next(a["action"] for a in swum["legal"] if a["places"] == [focused])
+    assert dropped["moves"][-1]["actions"][-1] == drop
 
 
 def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: LiveServer) -> None:
@@ -406,6 +536,65 @@ def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: Liv
     finally:
         context.close()
     assert errors == [], errors
+
+
+@contextlib.contextmanager
+def two_players(
+    browser: Any, server: LiveServer, game: str, clock: str = ""
+) -> Iterator[tuple[Any, Any, str]]:
+    """A game online between two browsers, the second seated by the invitation link:
+    their pages and the game's id; no script error on either."""
+    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(2)]
+    creator, friend = (context.new_page() for context in contexts)
+    errors: list[str] = []
+    for opened in (creator, friend):
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        opened.set_default_timeout(30000)
+    try:
+        game_id = start(creator, server, game, "online", clock=clock)
+        friend.goto(creator.input_value("#invitation-link"))
+        friend.click("form.take-seat button[type=submit]")
+        friend.wait_for_url(f"**/play/{game_id}")
+        creator.wait_for_selector("#invitation", state="hidden")
+        yield creator, friend, game_id
+    finally:
+        for context in contexts:
+            context.close()
+    assert errors == [], errors
+
+
+def test_a_clocked_rematch_runs_its_clock(browser: Any, server: LiveServer) -> None:
+    """The rematch of a game on a clock: its clock stands until both players have come
+    to it, then runs for the player to act (it stood at full time for good, so nobody
+    could lose on time in a rematch)."""
+    with two_players(browser, server, "galatjang", clock="1+0") as (creator, friend, game_id):
+        creator.once("dialog", lambda dialog: dialog.accept())
+        creator.click("#resign")
+        friend.wait_for_selector("#status.over")
+        creator.click("#rematch-button")
+        creator.wait_for_url(lambda url: game_id not in url)
+        rematch = creator.url.rsplit("/", 1)[1]
+        assert state_of(creator, server, rematch)["clock"]["running"] is None
+        wait_until(friend, "document.getElementById('rematch-button').textContent !== ''")
+        friend.click("#rematch-button")
+        friend.wait_for_url(f"**/play/{rematch}")
+        state = wait_for(creator, server, rematch, lambda s: s["clock"]["running"] is not None)
+        assert state["clock"]["running"] == state["to_act"]
+        to_act = state["to_act"]
+        wait_for(creator, server, rematch, lambda s: s["clock"]["left"][to_act] < 59000)
+        mover = (creator, friend)[to_act ^ 1]  # the seats are swapped in a rematch
+        mover.wait_for_selector('#play[data-ready="true"]')
+        wait_until(mover, "document.querySelector('.clock.running') !== null")
+
+
+def test_a_declined_draw_is_told_to_who_offered_it(browser: Any, server: LiveServer) -> None:
+    with two_players(browser, server, "linja") as (creator, friend, _):
+        creator.click("#draw")
+        friend.wait_for_selector("#draw-decline", state="visible")
+        friend.click("#draw-decline")
+        creator.wait_for_selector("#draw-offer", state="hidden")
+        wait_until(creator, "document.getElementById('message').textContent.includes('declined')")
+        assert "declined" not in friend.inner_text("#message")
 
 
 def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) -> None:

@@ -151,8 +151,13 @@ def test_memory_and_database_answer_alike(lockstep: Lockstep, seed: int) -> None
         elif roll < 0.82:
             lockstep.step("chat", game, rng.randrange(4), rng.choice((2, 500)))
         elif roll < 0.87:  # a rematch made; of two, the first stands
-            made = lockstep.make(game="linja", options={}, seats=[HUMAN, HUMAN], owner="o")
+            made = lockstep.make(
+                game="linja", options={}, seats=[HUMAN, HUMAN], owner="o", clock=clock
+            )
             lockstep.step("link_rematch", game, made)
+            lockstep.step("start_clock", made)  # both players came: it runs
+            lockstep.step("start_clock", game)  # runs already, open, or over: no change
+            lockstep.step("load", made)
         elif roll < 0.92:
             lockstep.step("keep_review", game, "expert", length, {"values": [length]})
             lockstep.step("review", game, "expert", length)

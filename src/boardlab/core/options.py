@@ -29,6 +29,22 @@ class Option:
     choices: tuple[str, ...] = ()
     low: int | None = None
     high: int | None = None
+    #: A few words naming the option for people, marked with ``N_`` (a form's label:
+    #: ``Who moves first``); shown as ``option.title()``. The name stands in when empty.
+    label: str = ""
+    #: Each of ``choices`` in words, in the same order, marked with ``N_``; a choice
+    #: without words is shown as written.
+    choice_labels: tuple[str, ...] = ()
+
+    def title(self) -> str:
+        """The option as people read it, in the current language (its label)."""
+        return _(self.label) if self.label else self.name
+
+    def choice_title(self, choice: str) -> str:
+        """A choice of the option as people read it, in the current language."""
+        if choice in self.choices and self.choices.index(choice) < len(self.choice_labels):
+            return _(self.choice_labels[self.choices.index(choice)])
+        return choice
 
     @property
     def kind(self) -> str:

@@ -17,6 +17,8 @@ import orjson
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, counted
+from boardlab.web import clock
+from boardlab.web.clock import Clock
 
 #: A seat a person plays (else an agent's spec).
 HUMAN = "human"
@@ -175,11 +177,24 @@ def no_game(game_id: str) -> NotFound:
 
 
 def stale_message(length: int, ply: int) -> str:
-    """Why an answer to action ``ply`` comes too late for a game of ``length`` actions."""
+    """Why an answer to the position after ``ply`` actions comes too late for a game of
+    ``length`` actions."""
     return _(
-        "the game has moved on: this answers action {number}, but the game holds "
-        "{actions}; reload to see it"
-    ).format(number=ply + 1, actions=counted(length, "{n} action", "{n} actions"))
+        "the game has moved on: this was sent when the game held {sent}, and it now "
+        "holds {held}; the board shows it as it stands"
+    ).format(
+        sent=counted(ply, "{n} action", "{n} actions") if ply > 0 else _("no action"),
+        held=counted(length, "{n} action", "{n} actions"),
+    )
+
+
+def clock_started(running: Clock | None, open_seat: int | None, result: str) -> Clock | None:
+    """The clock of a game whose two players are both at the board: a standing clock of
+    a game that goes on, both seats taken, runs from now for the player to act (a
+    rematch's, which stands until both have come to it). None: nothing to start."""
+    if running is None or running["since"] is not None or open_seat is not None:
+        return None
+    return clock.start(running, clock.milliseconds()) if result == "*" else None
 
 
 def seat_taken(
@@ -250,6 +265,7 @@ class GameStore(Protocol):
     def offer_draw(self, game_id: str, ply: int, player: int | None) -> int: ...
     def discard(self, game_id: str) -> None: ...
     def link_rematch(self, game_id: str, rematch: str) -> str: ...
+    def start_clock(self, game_id: str) -> int: ...
     def take_seat(
         self, game_id: str, seat: int, key: str, invited: str | None, name: str | None = None
     ) -> int: ...

@@ -23,6 +23,7 @@ from boardlab.web.data import (
     ChatLine,
     Conflict,
     StoredGame,
+    clock_started,
     new_id,
     no_game,
     possible_id,
@@ -216,6 +217,14 @@ class MemoryStore:
                 names=(names[0], names[1]),
                 clock=running,
             )
+
+    def start_clock(self, game_id: str) -> int:
+        with self.lock:
+            stored = self._game(game_id)
+            started = clock_started(stored.clock, stored.open_seat, stored.result)
+            if started is None:
+                return stored.revision
+            return self._change(stored, clock=started)
 
     # ------------------------------------------------------------------ chat
     def say(self, game_id: str, seat: int, text: str) -> ChatLine:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import importlib.resources
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,14 +17,23 @@ from markupsafe import Markup
 
 import boardlab
 from boardlab.ai import LEVEL_WORDS, level_name
-from boardlab.core.errors import BoardlabError, OptionError
+from boardlab.core.errors import (
+    BoardlabError,
+    IllegalActionError,
+    InvalidNotationError,
+    OptionError,
+    clipped,
+)
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, counted, language, ngettext, pgettext
-from boardlab.core.record import GameRecord
+from boardlab.core.options import Option, OptionValue
+from boardlab.core.record import GameRecord, RecordError
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
 from boardlab.web.data import StoredGame
-from boardlab.web.language import format_when
+from boardlab.web.language import format_number, format_when
+
+log = logging.getLogger("boardlab.web")
 
 HUMAN = "human"
 #: The opponent of a game between two people online: a friend invited by a link.
@@ -112,29 +122,33 @@ class NewGameForm:
         )
 
     def fields(self) -> list[dict[str, Any]]:
-        """Each option with its description, default and the value shown."""
+        """Each option in words (its label, its choices), with its description, default
+        and the value shown."""
         return [
             {
                 "option": option,
+                "label": option.title(),
                 "description": _(option.description),
                 "value": self.values.get(option.name, option.format(option.default)),
-                "default": option.format(option.default),
+                "default": value_in_words(option, option.default),
+                "choices": [(c, option.choice_title(c)) for c in option.choices],
             }
             for option in self.game.schema
         ]
 
     def opponents(self) -> list[tuple[str, str]]:
-        """(value, label) of each opponent: a person on this screen, then each level."""
-        found = []
-        for name in levels(self.game):
-            label = (
+        """(value, label) of each opponent: a person on this screen, a friend online,
+        then each level that can play the game here (with its default options)."""
+        found = [
+            (
+                name,
                 _("{level}: {what}").format(level=level_name(name), what=_(LEVEL_WORDS[name][1]))
                 if name in LEVEL_WORDS
-                else name
+                else name,
             )
-            if name in self.unready:
-                label = _("{level} (not ready, see below)").format(level=label)
-            found.append((name, label))
+            for name in levels(self.game)
+            if name not in self.unready
+        ]
         return [
             (HUMAN, _("a friend on this screen")),
             (ONLINE, _("a friend online (an invitation link)")),
@@ -143,21 +157,21 @@ class NewGameForm:
 
     @cached_property
     def unready(self) -> dict[str, str]:
-        """Why a level cannot play the game with the default options (the perfect
-        player without its table names the command that builds it)."""
-        from boardlab.ai import make_agent
-
+        """The levels that cannot play the game here with the default options, and why,
+        for the host (the perfect player without a solver, or without its table, names
+        the command that builds it). The form leaves them out; the server's log says
+        why, once per level and game (``host_note``)."""
         reasons = {}
         for name in levels(self.game):
-            try:
-                make_agent(name, None, self.game).check(self.game)
-            except BoardlabError as error:
-                reasons[name] = str(error)
+            why = cannot_play(name, self.game)
+            if why is not None:
+                reasons[name] = why
+                host_note(self.game.id, name, why)
         return reasons
 
     def read(self, values: Mapping[str, str]) -> Setup:
         """The options and seats the form asks for; an OptionError or BoardlabError says
-        what is wrong with them."""
+        what is wrong with them in a player's words (the options by their labels)."""
         self.values = dict(values)
         options: dict[str, Any] = {}
         for option in self.game.schema:
@@ -165,27 +179,35 @@ class NewGameForm:
                 text = "true" if values.get(option.name) in ("true", "on") else "false"
             else:
                 text = values.get(option.name, option.format(option.default))
-            value = option.parse(text)
+            try:
+                value = option.parse(text)
+            except OptionError:
+                raise OptionError(refusal(option, text)) from None
             if value != option.default:
                 options[option.name] = value
         game = boardlab.new_game(self.game.id, **options)
         opponent = values.get("opponent", "medium")
         if opponent not in (HUMAN, ONLINE) and opponent not in levels(game):
             raise BoardlabError(
-                _(
-                    "unknown opponent {opponent!r}: expected {human}, {online} or a level "
-                    "({levels})"
-                ).format(
-                    opponent=opponent, human=HUMAN, online=ONLINE, levels=", ".join(levels(game))
+                _("unknown opponent {opponent!r}: choose one the form offers").format(
+                    opponent=clipped(opponent, 32)
                 )
             )
         if opponent not in (HUMAN, ONLINE):
-            from boardlab.ai import make_agent
-
-            make_agent(opponent, 0, game).check(game)  # a missing table says how to build it
+            why = cannot_play(opponent, game)
+            if why is not None:  # the host learns why from the log, the player what to do
+                host_note(game.id, opponent, why)
+                raise BoardlabError(
+                    _(
+                        "The level {level} cannot play {game} with these options here: "
+                        "choose another opponent"
+                    ).format(level=level_name(opponent), game=game.name)
+                )
         seat = values.get("seat", "0")
         if seat not in ("0", "1", "random"):
-            raise BoardlabError(_("bad seat {seat!r}: expected 0, 1 or random").format(seat=seat))
+            raise BoardlabError(
+                _("bad seat {seat!r}: expected 0, 1 or random").format(seat=clipped(seat, 32))
+            )
         if seat == "random":
             import secrets
 
@@ -203,6 +225,100 @@ class NewGameForm:
         seats = [HUMAN, HUMAN]
         seats[1 - mine] = opponent
         return Setup(options, seats, [0, 1] if opponent == HUMAN else [mine])
+
+    @staticmethod
+    def too_long(game: Game[Any], most: int) -> str:
+        """The refusal of options under which a game could outgrow what the server keeps
+        (``most`` actions), naming the numbers the player chose by their labels."""
+        chosen = [
+            game.schema.get(name).title()
+            for name, value in game.non_default_options().items()
+            if not isinstance(value, bool) and isinstance(value, int)
+        ]
+        return _(
+            "With these options a game could last {count} actions, and this server keeps "
+            "games of up to {most}: choose a lower {options}"
+        ).format(
+            count=format_number(game.max_actions),
+            most=format_number(most),
+            options=", ".join(chosen) or _("number"),
+        )
+
+
+def cannot_play(level: str, game: Game[Any]) -> str | None:
+    """Why the agent of ``level`` cannot play ``game`` on this server (for the host: it
+    may name a command or a path), or None when it can."""
+    from boardlab.ai import make_agent
+
+    try:
+        make_agent(level, None, game).check(game)
+    except BoardlabError as error:
+        return str(error)
+    return None
+
+
+@cache
+def host_note(game_id: str, level: str, why: str) -> None:
+    """Tell the host, once per process, that a level cannot play a game here and why
+    (where its table is missing, the command that builds it)."""
+    log.warning("the level %s is not offered for %s: %s", level, game_id, why)
+
+
+def value_in_words(option: Option, value: OptionValue) -> str:
+    """A value of ``option`` as the form shows it: a choice in words, a box ticked or
+    not, a number as it is."""
+    if isinstance(value, bool):
+        return _("on") if value else _("off")
+    if option.kind == "choice":
+        return option.choice_title(str(value))
+    return str(value)
+
+
+def refusal(option: Option, text: str) -> str:
+    """A value the form sent for ``option`` that it does not allow, refused in a
+    player's words: the option's label and what to choose."""
+    if option.kind == "int":
+        allowed = _("a whole number from {low} to {high}").format(low=option.low, high=option.high)
+    elif option.kind == "choice":
+        allowed = ", ".join(option.choice_title(c) for c in option.choices)
+    else:
+        allowed = _("on or off")
+    return _("{option}: {value} is not allowed here; choose {allowed}").format(
+        option=option.title(), value=clipped(text.strip() or '""', 32), allowed=allowed
+    )
+
+
+def options_in_words(game: Game[Any]) -> str:
+    """The options a game changed from their defaults, as people read them:
+    ``Pits per row: 3, Seeds per pit: 2``."""
+    return ", ".join(
+        _("{option}: {value}").format(
+            option=game.schema.get(name).title(),
+            value=value_in_words(game.schema.get(name), value),
+        )
+        for name, value in game.non_default_options().items()
+    )
+
+
+def upload_refusal(name: str, error: BoardlabError) -> str:
+    """Why an uploaded record cannot be read, for a player: a move by its number and
+    text, the start position as the record's, never the engine's notation of a
+    position (the reader's message quotes it, for the command line)."""
+    cause = error.__context__  # what the record's reader caught (raised "from None")
+    if isinstance(error, RecordError) and error.index is not None:
+        move = clipped(error.token, 32)
+        if isinstance(cause, IllegalActionError):
+            message = _("{name}: move {index}, {move}, cannot be played at that point of the game")
+        else:
+            message = _("{name}: move {index}, {move}, is not a move of this game")
+        return message.format(name=name, index=error.index, move=move)
+    if isinstance(cause, InvalidNotationError) and not isinstance(cause, RecordError):
+        return _("{name}: the record's start position cannot be read").format(name=name)
+    if isinstance(cause, OptionError):
+        return _("{name}: the record's options are not allowed ({why})").format(
+            name=name, why=cause
+        )
+    return f"{name}: {error}"
 
 
 def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
@@ -226,7 +342,7 @@ def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
             {
                 "id": stored.id,
                 "name": game.name,
-                "options": " ".join(game.option_assignments()),
+                "options": options_in_words(game),
                 "seats": _("{first} vs {second}").format(first=seats[0], second=seats[1]),
                 "result": result,
                 "over": stored.result != "*",
@@ -246,7 +362,7 @@ def lobby_list(games: list[StoredGame]) -> list[dict[str, Any]]:
             {
                 "id": stored.id,
                 "name": game.name,
-                "options": " ".join(game.option_assignments()),
+                "options": options_in_words(game),
                 "waiting": stored.names[1 - seat] or game.player_name(1 - seat),
                 "side": game.player_name(seat),
                 "colour": game.colours[seat],

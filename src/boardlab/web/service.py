@@ -44,6 +44,7 @@ from boardlab.web.data import (
     StaleError,
     StoredGame,
     Viewer,
+    clock_started,
     message_text,
     online,
     stale_message,
@@ -938,6 +939,20 @@ class GameService:
         room.present = +room.present
         if changed and online(room.stored):
             self._tell_status(room)
+            if room.present[0] and room.present[1] and clock_stands(room.stored):
+                self._spawn(self._start_clock(room))
+
+    async def _start_clock(self, room: Room) -> None:
+        """Both players have come to a game whose clock stands (a rematch's): it runs."""
+
+        async def start() -> None:
+            await asyncio.to_thread(self.store.start_clock, room.id)
+            await self._refresh(room)
+
+        try:
+            await self._changing(room, start)
+        except Exception:  # the database away: the next page that opens tries again
+            log.warning("the clock of game %s could not be started", room.id, exc_info=True)
 
     def _broadcast(self, room: Room, event: Event) -> None:
         """A change to every page watching the game, described and encoded once for
@@ -1007,6 +1022,11 @@ def played(
         draw_offer=None,
         clock=stored.clock if ticked is None else ticked,
     )
+
+
+def clock_stands(stored: StoredGame) -> bool:
+    """Whether the game's clock would start were both players at the board."""
+    return clock_started(stored.clock, stored.open_seat, stored.result) is not None
 
 
 def fresh_clock(old: clock.Clock | None) -> clock.Clock | None:

@@ -55,6 +55,7 @@ from boardlab.web.data import (
     Conflict,
     DatabaseAway,
     StoredGame,
+    clock_started,
     new_id,
     no_game,
     possible_id,
@@ -555,6 +556,18 @@ class Store:
             row.names = names
             if row.clock is not None:  # both are here: the clock of the player to act runs
                 row.clock = clock.start(row.clock, clock.milliseconds())
+            row.updated = now()
+            return self._changed(session, row)
+
+    def start_clock(self, game_id: str) -> int:
+        """Start the game's clock now that both players are at the board, if it stands
+        (``clock_started``); the game's revision after."""
+        with self.session() as session:
+            row = self._row(session, game_id)
+            started = clock_started(row.clock, row.open_seat, row.result)
+            if started is None:
+                return row.revision
+            row.clock = started
             row.updated = now()
             return self._changed(session, row)
 

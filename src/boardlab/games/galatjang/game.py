@@ -97,24 +97,49 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     study_options = ("sow_opponent_store", "skip_origin", "lone_seed")
     schema = OptionSchema(
         (
-            Option("pits", DEFAULT_PITS, N_("pits in each row"), low=1, high=MAX_PITS),
             Option(
-                "seeds", 6, N_("seeds in each pit at the start (and at a refill)"), low=1, high=20
+                "pits",
+                DEFAULT_PITS,
+                N_("pits in each row"),
+                low=1,
+                high=MAX_PITS,
+                label=N_("Pits per row"),
             ),
-            Option("first", "south", N_("the player who sows first"), choices=("south", "north")),
             Option(
-                "sow_opponent_store", True, N_("sowing drops seeds into the opponent's store too")
+                "seeds",
+                6,
+                N_("seeds in each pit at the start (and at a refill)"),
+                low=1,
+                high=20,
+                label=N_("Seeds per pit"),
+            ),
+            Option(
+                "first",
+                "south",
+                N_("the player who sows first"),
+                choices=("south", "north"),
+                label=N_("Who sows first"),
+                choice_labels=player_names,
+            ),
+            Option(
+                "sow_opponent_store",
+                True,
+                N_("sowing drops seeds into the opponent's store too"),
+                label=N_("Sow into the opponent's store"),
             ),
             Option(
                 "skip_origin",
                 False,
                 N_("a sowing skips the pit its seeds were taken from on later laps"),
+                label=N_("Skip the emptied pit"),
             ),
             Option(
                 "lone_seed",
                 "store",
                 N_("a last seed in an own empty pit facing an empty pit: to the store, or stays"),
                 choices=("store", "stay"),
+                label=N_("A last seed in an empty pit"),
+                choice_labels=(N_("goes to the store"), N_("stays")),
             ),
             Option(
                 "max_turns",
@@ -122,6 +147,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 N_("turns per round after which the round ends"),
                 low=1,
                 high=100_000,
+                label=N_("Turn limit per round"),
             ),
             Option(
                 "rounds",
@@ -129,18 +155,23 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 N_("rounds in a match (the seed's variant: more than 1)"),
                 low=1,
                 high=99,
+                label=N_("Rounds"),
             ),
             Option(
                 "refill",
                 "store_end",
                 N_("between rounds pits are filled from the store's end, or from pit 1"),
                 choices=("store_end", "far_end"),
+                label=N_("Refill between rounds"),
+                choice_labels=(N_("from the store's end"), N_("from pit 1")),
             ),
             Option(
                 "round_starter",
                 "winner",
                 N_("who starts the next round"),
                 choices=("winner", "loser", "alternate"),
+                label=N_("Who starts the next round"),
+                choice_labels=(N_("the winner"), N_("the loser"), N_("in turn")),
             ),
         )
     )

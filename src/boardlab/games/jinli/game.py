@@ -117,10 +117,24 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 "corners",
                 N_("koi start in the corners, or inset (alternate rule 1)"),
                 choices=("corners", "inset"),
+                label=N_("Where the koi start"),
+                choice_labels=(N_("in the corners"), N_("inset")),
             ),
-            Option("first", "red", N_("the player who moves first"), choices=("red", "yellow")),
             Option(
-                "target", 10, N_("points that win at once (alternate rule 3: 15)"), low=1, high=99
+                "first",
+                "red",
+                N_("the player who moves first"),
+                choices=("red", "yellow"),
+                label=N_("Who moves first"),
+                choice_labels=player_names,
+            ),
+            Option(
+                "target",
+                10,
+                N_("points that win at once (alternate rule 3: 15)"),
+                low=1,
+                high=99,
+                label=N_("Points to win"),
             ),
             Option(
                 "stones",
@@ -128,6 +142,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 N_("stones in each player's supply (alternate rule 2: 6)"),
                 low=0,
                 high=22,
+                label=N_("Stones per player"),
             ),
             Option(
                 "recycle",
@@ -136,12 +151,15 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                     "after a player drops his last stone the opponent gives one back "
                     "(alternate rule 4)"
                 ),
+                label=N_("Give a stone back"),
             ),
             Option(
                 "no_move",
                 "pass",
                 N_("a player with no swim or jump passes, or loses"),
                 choices=("pass", "lose"),
+                label=N_("With no swim or jump"),
+                choice_labels=(N_("pass"), N_("lose")),
             ),
             Option(
                 "max_turns",
@@ -149,6 +167,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 N_("turns after which the game ends (higher score wins)"),
                 low=1,
                 high=100_000,
+                label=N_("Turn limit"),
             ),
         )
     )

@@ -99,29 +99,47 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     study_options = ("ruleset", "scoring", "bonus_after_opening", "goal_step_back", "nasty")
     schema = OptionSchema(
         (
-            Option("first", "black", N_("the player who moves first"), choices=("black", "red")),
+            Option(
+                "first",
+                "black",
+                N_("the player who moves first"),
+                choices=("black", "red"),
+                label=N_("Who moves first"),
+                choice_labels=player_names,
+            ),
             Option(
                 "ruleset",
                 "bonus",
                 N_("bonus: the seed text; extra-turn: the bilingual Steffen sheet"),
                 choices=("bonus", "extra-turn"),
+                label=N_("Rule set"),
+                choice_labels=(N_("bonus moves"), N_("an extra turn")),
             ),
             Option(
                 "bonus_after_opening",
                 False,
                 N_("an opening move into the goal also earns a bonus move"),
+                label=N_("A bonus after an opening move into the goal"),
             ),
             Option(
                 "goal_step_back",
                 False,
                 N_("a bonus may move an own piece back out of the goal"),
+                label=N_("A bonus may step back out of the goal"),
             ),
-            Option("nasty", False, N_("a bonus may instead move an opponent piece one row")),
+            Option(
+                "nasty",
+                False,
+                N_("a bonus may instead move an opponent piece one row"),
+                label=N_("A bonus may move an opponent's piece"),
+            ),
             Option(
                 "scoring",
                 "signed",
                 N_("signed: -5 -3 -2 -1 1 2 3 5 by row; positive: 0 0 0 0 1 2 3 5"),
                 choices=("signed", "positive"),
+                label=N_("Scoring"),
+                choice_labels=(N_("signed (-5 to 5)"), N_("positive (0 to 5)")),
             ),
             Option(
                 "max_turns",
@@ -129,6 +147,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
                 N_("turns after which the game ends (more points wins)"),
                 low=1,
                 high=100_000,
+                label=N_("Turn limit"),
             ),
         )
     )

@@ -54,9 +54,14 @@ async def new_game(request: Request, game_id: str) -> Response:
     try:
         setup = form.read({k: v for k, v in values.items() if isinstance(v, str)})
         name = check_name(values.get("name"))
-        site.check_length(boardlab.new_game(game_id, **setup.options))
+        game = boardlab.new_game(game_id, **setup.options)
     except BoardlabError as error:
         form.error = str(error)
+        return page(request, "new.html", 400, form=form)
+    try:
+        site.check_length(game)
+    except RequestError:  # said with the options' labels, not as key=value
+        form.error = form.too_long(game, site.limits.actions)
         return page(request, "new.html", 400, form=form)
     secret, invitation = new_secret(), new_secret()
     keys: list[str | None] = [None, None]
@@ -201,8 +206,8 @@ async def upload(request: Request, record: UploadFile) -> Response:
     try:  # a replay of up to ``limits.actions`` actions: beside the event loop
         loaded = await asyncio.to_thread(GameRecord.read, text, most=site.limits.actions)
         site.check_length(loaded.game)
-    except BoardlabError as error:
-        raise RequestError(f"{name}: {error}") from None
+    except BoardlabError as error:  # a move or a position in a player's words
+        raise RequestError(pages.upload_refusal(name, error)) from None
     start = loaded.start
     secret = new_secret()
     new_id = await asyncio.to_thread(

@@ -11,12 +11,25 @@ let selected = []; // the places clicked so far in this action
 let busy = false; // a request is on its way
 let hint = null;
 let animating = Promise.resolve();
+let moving = null; // a move being shown place by place: { note, skip }
+let clears = null; // what makes the message shown go: "state" (a newer one), "connection"
 let socket = null; // the live connection, which also carries the chat
 let chat = []; // the lines of chat so far, in order
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const title = document.title;
+
+// How fast a move is shown, place by place (a factor of the pauses; 0: at once). The
+// player's choice is kept in the browser.
+const SPEEDS = { off: 0, fast: 0.35, normal: 1 };
+let speed = SPEEDS[localStorage.getItem("boardlab.speed")] !== undefined ? localStorage.getItem("boardlab.speed") : "normal";
+$("speed").value = speed;
+$("speed").addEventListener("change", () => {
+  speed = $("speed").value;
+  localStorage.setItem("boardlab.speed", speed);
+});
 // A player as the page shows it (the players' ids are data; their names are words).
 const nameOf = (player) => state.seats[player].name;
 
@@ -49,7 +62,8 @@ async function send(path, body) {
     if (path !== "hint" && socket && socket.readyState === WebSocket.OPEN) {
       const answer = await ask(path, body);
       if (answer.type === "error") {
-        say(answer.message, "error");
+        say(answer.message, "error", answer.status === 409 ? "state" : null);
+        if (answer.status === 409) await reload();
         return null;
       }
       return {}; // the change itself came as an event, before the ack
@@ -62,13 +76,13 @@ async function send(path, body) {
     const answered = _("the server answered {status}", { status: response.status });
     const data = await response.json().catch(() => ({ error: answered }));
     if (!response.ok) {
-      say(data.error || answered, "error");
+      say(data.error || answered, "error", response.status === 409 ? "state" : null);
       if (response.status === 409) await reload();
       return null;
     }
     return data;
   } catch (error) {
-    say(_("The server cannot be reached; your game is stored, try again in a moment."), "error");
+    say(_("The server cannot be reached; your game is stored, try again in a moment."), "error", "connection");
     return null;
   } finally {
     busy = false;
@@ -109,7 +123,10 @@ function connect() {
   socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}?since=${state.revision}`);
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "welcome") you = message.you;
+    if (message.type === "welcome") {
+      you = message.you;
+      if (clears === "connection") say("");
+    }
     else if (message.type === "state") show(mine(message.state));
     else if (message.type === "status") status(message);
     else if (message.type === "chat") hear(message.lines);
@@ -120,7 +137,7 @@ function connect() {
   socket.onclose = () => {
     clearInterval(ping);
     for (const resolve of waiting.values()) {
-      resolve({ type: "error", message: _("The server cannot be reached; your game is stored, try again in a moment.") });
+      resolve({ type: "error", status: 0, message: _("The server cannot be reached; your game is stored, try again in a moment.") });
     }
     waiting.clear();
     setTimeout(connect, 1500);
@@ -169,7 +186,7 @@ $("chat-form").addEventListener("submit", (event) => {
   const text = $("chat-text").value.trim();
   if (!text) return;
   if (!socket || socket.readyState !== WebSocket.OPEN) {
-    say(_("The server cannot be reached; try again in a moment."), "error");
+    say(_("The server cannot be reached; try again in a moment."), "error", "connection");
     return;
   }
   socket.send(JSON.stringify({ type: "chat", text }));
@@ -210,8 +227,12 @@ function show(next) {
       hint = null;
     }
     if (notes.some((n) => n.places.length)) await animate(notes);
+    // The player who offered a draw learns when it was declined (not when a move voided it).
+    const mineDeclined = you.includes(state.draw_offer) && next.draw_offer === null && next.ply === state.ply && !next.outcome;
     state = next;
     clockAt = Date.now();
+    if (clears === "state") say("");
+    if (mineDeclined) say(_("{player} declined your draw offer.", { player: nameOf(1 - you[0]) }));
     render();
   });
   return animating;
@@ -219,33 +240,51 @@ function show(next) {
 
 async function animate(notes) {
   // The pieces move on the board still shown: each place a note names lights up in
-  // turn; a sowing lifts the seeds of its first place and drops them one by one.
+  // turn; a sowing lifts the seeds of its first place and drops them one by one. The
+  // board is not drawn again meanwhile, nor clicked: a click skips to the end.
+  const pace = SPEEDS[speed];
+  if (!pace) return;
   const board = $("board");
-  for (const note of notes) {
-    for (const [k, name] of note.places.entries()) {
-      const place = board.querySelector(`[data-place="${CSS.escape(name)}"]`);
-      if (!place) continue;
-      const count = place.querySelector("text.count");
-      if (note.sows && count) {
-        const now = parseInt(count.textContent, 10) || 0;
-        count.textContent = k === 0 ? "0" : String(now + 1);
+  moving = { note: notes[0], skip: false };
+  render();
+  try {
+    for (const note of notes) {
+      moving.note = note;
+      renderStatus();
+      for (const [k, name] of note.places.entries()) {
+        if (moving.skip) return;
+        const place = board.querySelector(`[data-place="${CSS.escape(name)}"]`);
+        if (!place) continue;
+        const count = place.querySelector("text.count");
+        if (note.sows && count) {
+          const now = parseInt(count.textContent, 10) || 0;
+          count.textContent = k === 0 ? "0" : String(now + 1);
+        }
+        place.classList.add("trail");
+        await sleep((note.sows ? 140 : 260) * pace);
+        place.classList.remove("trail");
       }
-      place.classList.add("trail");
-      await sleep(note.sows ? 140 : 260);
-      place.classList.remove("trail");
     }
+  } finally {
+    moving = null;
   }
 }
 
 function render() {
   // The ply and whether the page waits for someone are in the page for tests and tools.
   root.dataset.ply = state.ply;
-  root.dataset.ready = String(state.you_act && !busy);
-  // The board is drawn afresh; a keyboard player keeps their place in it.
-  const focused = document.activeElement?.closest?.("#board [data-place]")?.dataset.place;
-  $("board").innerHTML = state.svg;
-  decorate();
-  if (focused !== undefined) refocus(focused);
+  root.dataset.ready = String(state.you_act && !busy && !moving);
+  document.title = state.you_act && !state.outcome ? "● " + _("Your turn") + " · " + title : title;
+  if (!moving) {
+    // The board is drawn afresh; a keyboard player keeps their place in it (or, while
+    // nothing can be clicked, the board keeps the focus until something can).
+    const board = $("board");
+    const focused = board.contains(document.activeElement);
+    const place = document.activeElement?.closest?.("#board [data-place]")?.dataset.place;
+    board.innerHTML = state.svg;
+    decorate();
+    if (focused) refocus(place);
+  }
   renderStatus();
   renderPlayers();
   renderButtons();
@@ -265,12 +304,24 @@ function render() {
   $("undo").disabled = busy || !state.can_undo;
   $("hint-button").disabled = busy || !state.you_act;
   $("resign").disabled = busy || state.outcome !== null || !state.seats.some((s) => s.human);
-  $("typed-action").disabled = !state.you_act;
+  $("typed-action").disabled = !state.you_act || !!moving;
 }
 
 function renderStatus() {
   const status = $("status");
   status.className = "status";
+  if (moving) {
+    // What the board shows now, and a way past it.
+    status.textContent = moving.note.text;
+    const skip = document.createElement("button");
+    skip.type = "button";
+    skip.className = "quiet skip";
+    skip.id = "skip";
+    skip.textContent = _("Skip");
+    skip.onclick = () => moving && (moving.skip = true);
+    status.append(" ", skip);
+    return;
+  }
   if (state.outcome) {
     status.textContent = state.outcome.sentence;
     status.classList.add("over");
@@ -471,7 +522,7 @@ function decorate() {
   const board = $("board");
   const svg = board.querySelector("svg");
   if (!svg) return;
-  const live = state.you_act && !busy;
+  const live = state.you_act && !busy && !moving;
   const options = live ? candidates(selected) : [];
   const next = new Set(options.filter((a) => a.places.length > selected.length).map((a) => a.places[selected.length]));
   for (const place of board.querySelectorAll("[data-place]")) {
@@ -501,10 +552,10 @@ function decorate() {
 }
 
 function refocus(name) {
-  // The same place if it can still be clicked, else the first that can.
+  // The same place if it can still be clicked, else the first that can, else the board.
   const board = $("board");
-  const same = board.querySelector(`[data-place="${CSS.escape(name)}"][tabindex]`);
-  (same || board.querySelector("[data-place][tabindex]"))?.focus();
+  const same = name === undefined ? null : board.querySelector(`[data-place="${CSS.escape(name)}"][tabindex]`);
+  (same || board.querySelector("[data-place][tabindex]") || board).focus();
 }
 
 function click(name) {
@@ -557,16 +608,21 @@ function whyNot(name) {
 }
 
 $("board").addEventListener("click", (event) => {
+  if (moving) {
+    moving.skip = true;
+    return;
+  }
   const place = event.target.closest("[data-place]");
   if (place) click(place.dataset.place);
 });
 $("board").addEventListener("keydown", (event) => {
   const place = event.target.closest("[data-place]");
-  if (place && (event.key === "Enter" || event.key === " ")) {
+  if (place && !moving && (event.key === "Enter" || event.key === " ")) {
     event.preventDefault();
     click(place.dataset.place);
   }
   if (event.key === "Escape") {
+    if (moving) moving.skip = true;
     selected = [];
     render();
   }
@@ -613,10 +669,12 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "h") $("hint-button").click();
 });
 
-function say(text, kind = "info") {
+function say(text, kind = "info", until = null) {
+  // ``until``: what makes the message go by itself (a newer state, the connection back).
   const box = $("message");
   box.textContent = text;
   box.className = `message ${kind}`;
+  clears = until;
 }
 
 render();
