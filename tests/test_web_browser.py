@@ -265,11 +265,19 @@ def test_a_game_survives_the_server_being_killed(page: Any, database: str, tmp_p
             state = settled(page, live, game_id)
         before = state
         live.kill()
+        click_action(page, rng.choice(state["legal"]))  # into the void: the page says so
+        unreachable = "The server cannot be reached"
+        wait_until(
+            page, f"document.getElementById('message').textContent.includes('{unreachable}')"
+        )
         live.start()
-        page.goto(f"{live.url}/play/{game_id}")
+        # The page reconnects by itself, and the message about the lost server goes (it
+        # stayed on screen after the game had come back).
+        wait_until(page, "document.getElementById('message').textContent === ''")
         after = settled(page, live, game_id)
         assert after["ply"] == before["ply"]
         assert after["position"] == before["position"]
+        page.goto(f"{live.url}/play/{game_id}")
         final = play_by_clicking(page, live, game_id, rng)
         assert final["outcome"] is not None
     finally:
@@ -428,6 +436,31 @@ def test_a_relay_sowing_shows_every_count_and_a_click_skips_it(
     after = settled(page, server, game_id)
     assert after["ply"] == state["ply"] + 1, "the click during the sowing was not a move"
     assert page.inner_text("#message") == ""
+
+
+def test_an_action_without_places_is_a_button_in_sight(browser: Any, server: LiveServer) -> None:
+    """Linja's "decline the bonus" is a button: on a laptop's screen (1280x860) it shows
+    above the board, not below the fold where it was."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    try:
+        game_id = start(page, server, "linja", "human")
+        rng = random.Random(2)
+        state = settled(page, server, game_id)
+        while not any(not a["places"] for a in state["legal"]):
+            assert state["outcome"] is None, "no action without places in a whole game"
+            action = rng.choice(state["legal"])["action"]
+            page.request.post(
+                f"{server.url}/api/games/{game_id}/play",
+                data={"action": action, "ply": state["ply"]},
+            )
+            state = settled(page, server, game_id)
+        button = page.locator("#buttons button").first
+        button.wait_for()
+        box = button.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 860, box
+    finally:
+        context.close()
 
 
 def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) -> None:
