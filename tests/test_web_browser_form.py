@@ -1,7 +1,10 @@
-"""The new game form in a real browser (Debian's Chromium driven by Playwright), as a
-new player meets it: only the opponents that can play on this server, nothing a host must
-do, options named in words in both languages, and refusals that speak of the game rather
-than of its notation."""
+"""The new game form and the lobby in a real browser (Debian's Chromium driven by
+Playwright), as a new player meets them: only the opponents that can play on this server,
+nothing a host must do, options named in words in both languages, refusals that speak of
+the game rather than of its notation, and a lobby that keeps itself current.
+
+With ``BOARDLAB_SCREENSHOTS=DIR`` the form and the lobby are photographed into DIR, on a
+desktop and on a phone, in English and in German."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ if CHROMIUM is None:
         raise RuntimeError("CI needs Chromium for the browser tests: apt-get install chromium")
     pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
 
+SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 #: A position string of any game: fields of digits, letters and slashes between spaces,
 #: as a message would quote one.
 POSITION = re.compile(r"'[^' ]*[/,][^' ]* [^']*'")
@@ -264,3 +268,97 @@ def test_a_typed_action_is_refused_in_words_of_the_game(page: Any, server: LiveS
     message = page.inner_text("#message")
     start = boardlab.new_game("galatjang").initial().position_string()
     assert start not in message and POSITION.search(message) is None, message
+
+
+# ---------------------------------------------------------------------- the lobby
+def make_lobby_game(browser: Any, server: LiveServer, name: str) -> str:
+    """A game put in the lobby by another person, through the form; its id."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    try:
+        maker = context.new_page()
+        errors = watched(maker)
+        maker.goto(f"{server.url}/new/galatjang")
+        maker.select_option("select[name=opponent]", "online")
+        maker.fill("input[name=name]", name)
+        maker.check("input[name=lobby]")
+        for option, value in SMALL["galatjang"].items():
+            maker.fill(f"input[name={option}]", value)
+        maker.click("button[type=submit]")
+        maker.wait_for_url("**/play/*")
+        assert errors == [], errors
+        return str(maker.url.rsplit("/", 1)[1])
+    finally:
+        context.close()
+
+
+def test_the_lobby_keeps_itself_current(browser: Any, page: Any, server: LiveServer) -> None:
+    """A lobby left open shows a game put in it meanwhile, and drops a game once someone
+    else takes its seat, without being reloaded (and keeps the name typed meanwhile)."""
+    first = make_lobby_game(browser, server, "Bo")
+    page.goto(f"{server.url}/lobby")
+    page.evaluate("window.notReloaded = true")
+    page.fill("input[name=name]", "Ana")
+    second = make_lobby_game(browser, server, "Cy")
+    row = 'button[formaction="/lobby/{game}"]'
+    wait_until(page, f"document.querySelector('{row.format(game=second)}') !== null", 15000)
+    assert "Cy" in page.inner_text("table.lobby")
+    assert page.evaluate("window.notReloaded === true")
+    assert page.input_value("input[name=name]") == "Ana"
+    other = browser.new_context()
+    try:
+        taker = other.new_page()
+        taker.goto(f"{server.url}/lobby")
+        taker.click(row.format(game=first))
+        taker.wait_for_url(f"**/play/{first}")
+    finally:
+        other.close()
+    wait_until(page, f"document.querySelector('{row.format(game=first)}') === null", 15000)
+    assert page.evaluate("window.notReloaded === true")
+    assert page.input_value("input[name=name]") == "Ana"
+
+
+def test_a_hidden_lobby_does_not_ask(page: Any, server: LiveServer) -> None:
+    """A lobby in a tab out of sight asks the server nothing; in sight again it asks at
+    once."""
+    page.goto(f"{server.url}/lobby")
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.evaluate(
+        "Object.defineProperty(document, 'visibilityState', {get: () => 'hidden', "
+        "configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'))"
+    )
+    page.wait_for_timeout(7000)
+    assert not [url for url in asked if "/lobby" in url], asked
+    page.evaluate(
+        "Object.defineProperty(document, 'visibilityState', {get: () => 'visible', "
+        "configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'))"
+    )
+    page.wait_for_timeout(1000)
+    assert [url for url in asked if "/lobby" in url], asked
+
+
+# ---------------------------------------------------------------------- sizes
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize(("width", "height"), [(1280, 860), (390, 844)])
+def test_the_form_and_the_lobby_fit_the_screen(
+    browser: Any, server: LiveServer, lang: str, width: int, height: int
+) -> None:
+    """On a desktop and on a phone, in both languages, nothing on the form or in the
+    lobby is wider than the screen."""
+    make_lobby_game(browser, server, "Carla")
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        opened = context.new_page()
+        errors = watched(opened)
+        for path in ("/new/jinli", "/new/linja", "/new/galatjang", "/lobby"):
+            opened.goto(f"{server.url}{path}?lang={lang}")
+            wide = opened.evaluate("document.documentElement.scrollWidth")
+            assert wide <= width, (path, wide)
+            if SHOTS:
+                shot = f"{path.strip('/').replace('/', '-')}-{lang}-{width}.png"
+                opened.screenshot(path=str(Path(SHOTS) / shot), full_page=True)
+        assert errors == [], errors
+    finally:
+        context.close()
