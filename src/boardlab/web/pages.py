@@ -10,7 +10,7 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 from typing import Any
 
 from markupsafe import Markup
@@ -526,3 +526,176 @@ def diagram_of(game: Game[Any], line: str) -> str:
     except (BoardlabError, OptionError, ValueError):
         return ""
     return board_svg(game, game.board_model(position.state), title=line)
+
+
+# ---------------------------------------------------------------------- how to play
+#: A diagram of a how-to page: a fenced block ``board`` of ``key: value`` lines.
+BOARD_BLOCK = re.compile(r"^```board\n(.*?)^```[ \t]*\n?", re.S | re.M)
+#: A step of a how-to page begins with a second-level heading.
+STEP = re.compile(r"^## +(.+)$", re.M)
+#: The lines a diagram's block may hold (``key: value``).
+DIAGRAM_KEYS = ("position", "caption", "options", "mark", "dot", "width")
+
+
+@dataclass(frozen=True)
+class Diagram:
+    """A board on a how-to page, read from its ``board`` block: a ``position`` string
+    (under ``options``, ``key=value`` apart by spaces), the places to ``mark`` (outlined)
+    and to ``dot`` (where a piece may go), comma-separated place names, a one-line
+    ``caption`` in words, and the ``width`` it is shown at on a wide screen, in CSS
+    pixels (a board of few large places reads well small, one of many small pieces
+    needs more)."""
+
+    position: str
+    caption: str
+    options: tuple[str, ...] = ()
+    mark: tuple[str, ...] = ()
+    dot: tuple[str, ...] = ()
+    width: int = 300
+
+    @classmethod
+    def read(cls, text: str) -> Diagram:
+        fields: dict[str, str] = {}
+        for line in text.strip().splitlines():
+            key, colon, value = line.partition(":")
+            key = key.strip()
+            if not colon or key not in DIAGRAM_KEYS:
+                keys = ", ".join(DIAGRAM_KEYS)
+                raise ValueError(f"a diagram's line is 'key: value' ({keys}), not {line!r}")
+            fields[key] = value.strip()
+        if not fields.get("position") or not fields.get("caption"):
+            raise ValueError(f"a diagram needs a position and a caption: {text.strip()!r}")
+
+        def names(key: str) -> tuple[str, ...]:
+            return tuple(n.strip() for n in fields.get(key, "").split(",") if n.strip())
+
+        return cls(
+            fields["position"],
+            fields["caption"],
+            tuple(fields.get("options", "").split()),
+            names("mark"),
+            names("dot"),
+            int(fields.get("width", "300")),
+        )
+
+    def game(self, game: Game[Any]) -> Game[Any]:
+        """``game`` under the diagram's options."""
+        if not self.options:
+            return game
+        return boardlab.new_game(game.id, game.schema.parse_assignments(self.options, game.id))
+
+    def svg(self, game: Game[Any]) -> str:
+        """The board, drawn as the game page draws it; raises BoardlabError for a position
+        the engine refuses and ValueError for a place the board does not have."""
+        game = self.game(game)
+        board = game.board_model(game.from_position_string(self.position).state)
+        places = {place.name for place in board.places if place.kind != "label"}
+        unknown = [name for name in (*self.mark, *self.dot) if name not in places]
+        if unknown:
+            raise ValueError(f"no place {unknown[0]!r} on the board of {self.position!r}")
+        svg = board_svg(game, board, self.mark, self.dot, title=plain(self.caption))
+        return SIZE.sub(partial(sized, self.width), svg, count=1)
+
+
+#: The size an SVG board is drawn at (its viewBox keeps its own units).
+SIZE = re.compile(r'width="(\d+)" height="(\d+)"')
+
+
+def sized(width: int, found: re.Match[str]) -> str:
+    """The size of a board drawn ``width`` pixels wide."""
+    height = round(int(found.group(2)) * width / int(found.group(1)))
+    return f'width="{width}" height="{height}"'
+
+
+def plain(text: str) -> str:
+    """A caption as plain text (an SVG's label): its markdown marks dropped."""
+    return re.sub(r"[*_`]", "", text)
+
+
+@dataclass
+class Step:
+    """A step of a how-to page: its heading, its words and its diagrams (HTML)."""
+
+    heading: str
+    words: str
+    figures: list[str]
+
+
+@dataclass
+class HowTo:
+    game: Game[Any]
+    title: str  # the page's heading, in its language
+    lead: str  # the words before the first step (HTML)
+    steps: list[Step]
+    end: str  # the words after the last step, below a line ``---`` (HTML)
+    language: str  # the text's language (English where none is translated)
+    options: list[dict[str, str]]  # the variants: title, default and what it does
+
+
+def how_to(game_id: str) -> HowTo | None:
+    """How to play a game, in the current language; None when its package has no
+    how-to text (its card is then the rules page)."""
+    return _how_to(game_id, language())
+
+
+@cache
+def _how_to(game_id: str, lang: str) -> HowTo | None:
+    """A game's how-to page: ``howto.md`` (or ``howto.LANG.md``) of its package, each
+    ``## `` heading a step, each ``board`` block in it a diagram beside its words, and
+    the words below a last line ``---`` after the steps."""
+    from markdown_it import MarkdownIt
+
+    game = boardlab.new_game(game_id)
+    text, text_language = own_text(game, "howto", lang)
+    if not text:
+        return None
+    markdown = MarkdownIt("commonmark").enable("table")
+    title, _newline, text = text.lstrip().partition("\n")
+    text, _line, end = text.partition("\n---\n")
+    parts = STEP.split(text)
+    steps = []
+    for heading, body in zip(parts[1::2], parts[2::2], strict=True):
+        figures = [
+            f'<figure class="diagram">{d.svg(game)}<figcaption>{prose(d.caption)}</figcaption>'
+            "</figure>"
+            for d in map(Diagram.read, BOARD_BLOCK.findall(body))
+        ]
+        words = ALIGNED.sub(r' class="align-\1"', markdown.render(BOARD_BLOCK.sub("", body)))
+        steps.append(Step(str(prose(heading.strip())), words, figures))
+    options = [
+        {
+            "title": o.title(),
+            "default": o.choice_title(o.format(o.default)),
+            "description": _(o.description),
+        }
+        for o in game.schema
+    ]
+    return HowTo(
+        game,
+        title.lstrip("# ").strip(),
+        markdown.render(parts[0]),
+        steps,
+        markdown.render(end),
+        text_language,
+        options,
+    )
+
+
+def own_text(game: Game[Any], stem: str, lang: str = "en") -> tuple[str, str]:
+    """The text ``STEM.LANG.md`` (``STEM.md``: English) beside the game's module in
+    ``lang``, and the language it is in; English where ``lang`` has none; empty when
+    the game has none."""
+    package = type(game).__module__.rpartition(".")[0]
+    for name, text_language in ((f"{stem}.{lang}.md", lang), (f"{stem}.md", "en")):
+        try:
+            text = (importlib.resources.files(package) / name).read_text(encoding="utf-8")
+        except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+            continue
+        return text, text_language
+    return "", "en"
+
+
+def how_to_diagrams(game_id: str, lang: str = "en") -> list[Diagram]:
+    """Every diagram of a game's how-to text in ``lang``."""
+    text, _language = own_text(boardlab.new_game(game_id), "howto", lang)
+    return [Diagram.read(block) for block in BOARD_BLOCK.findall(text)]

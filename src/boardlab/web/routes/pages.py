@@ -186,7 +186,19 @@ async def review_page(request: Request, game_id: str) -> Response:
 
 @router.get("/rules/{game_id}", response_class=HTMLResponse)
 async def rules_page(request: Request, game_id: str) -> Response:
-    return page(request, "rules.html", rules=pages.rules(game_id))
+    """How to play the game, short and illustrated, one click from its card; the card
+    itself for a game whose package has no how-to text."""
+    howto = pages.how_to(game_id)
+    if howto is None:
+        return page(request, "rules.html", rules=pages.rules(game_id))
+    return page(request, "howto.html", howto=howto)
+
+
+@router.get("/rules/{kind}/card", response_class=HTMLResponse)
+async def card_page(request: Request, kind: str) -> Response:
+    """The game's card: its binding rules, every option, every example drawn; ``kind``
+    is a kind of game (a page of no stored game: handed to no process, see handoff)."""
+    return page(request, "rules.html", rules=pages.rules(kind), howto=pages.how_to(kind))
 
 
 @router.get("/games", response_class=HTMLResponse)

@@ -1,0 +1,116 @@
+"""The how-to pages in a real browser (Debian's Chromium driven by Playwright): short
+enough to read in a few minutes at 1280 px wide, every diagram drawn and in sight, no
+notation shown as text, and nothing wider than a phone, in English and in German.
+
+With ``BOARDLAB_SCREENSHOTS=DIR`` each page is photographed into DIR, on a desktop and
+on a phone, in both languages."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import boardlab
+from boardlab.web import pages
+
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI needs Chromium for the browser tests: apt-get install chromium")
+    pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
+
+SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
+SHIPPED = [
+    g
+    for g in boardlab.game_ids()
+    if boardlab.game_class(g).__module__.startswith("boardlab.games.")
+]
+#: The most a how-to page may measure at 1280 px wide: a few minutes' reading.
+MOST_HEIGHT = 5000
+SCREENS = {"desktop": (1280, 860), "phone": (390, 844)}
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    """The app on an in-memory store, served in a thread (the pages need no AI)."""
+    from boardlab.web.app import create_app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(create_app("memory:", workers=1), port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_how_to_page_is_short_and_drawn(browser: Any, url: str, lang: str, screen: str) -> None:
+    width, height = SCREENS[screen]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: "Content Security Policy" in message.text and errors.append(message.text),
+    )
+    try:
+        page.goto(f"{url}/?lang={lang}")
+        for game_id in SHIPPED:
+            page.goto(f"{url}/rules/{game_id}")
+            diagrams = pages.how_to_diagrams(game_id, lang)
+            boards = page.locator(".howto figure.diagram svg.board")
+            assert boards.count() == len(diagrams)
+            for k in range(boards.count()):  # drawn, at a size a reader can see
+                box = boards.nth(k).bounding_box()
+                assert box is not None and box["width"] >= 200, (game_id, k, box)
+            text = page.inner_text("main")
+            assert ">>>" not in text
+            assert not [d.position for d in diagrams if d.position in text]
+            tall = page.evaluate("document.documentElement.scrollHeight")
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= width, (game_id, wide)
+            if screen == "desktop":
+                assert tall < MOST_HEIGHT, (game_id, lang, tall)
+            page.click(f'a[href="/rules/{game_id}/card"] >> nth=0')
+            page.wait_for_url(f"{url}/rules/{game_id}/card")
+            assert page.locator("article.card").count() == 1
+            if SHOTS:
+                page.go_back()
+                page.screenshot(
+                    path=str(Path(SHOTS) / f"howto-{game_id}-{lang}-{screen}.png"), full_page=True
+                )
+    finally:
+        context.close()
+    assert errors == [], errors
