@@ -10,33 +10,63 @@
 
     python benchmarks/web.py [--samples 20] [--out benchmarks/results/web.md]
 
+With ``--first-moves``, what a fresh install does (no browser needed): a server started
+on a cold cache (numba's and the compiled searches' in empty folders, as after a fresh
+clone), how long its AI workers take to prepare every level (the server's log), a page
+and a Galatjang expert move asked while they do, then the first move of every level of
+every game once they are ready, each game played by the AI from the start and left
+when a person is to act. ``--rounds`` starts that many cold servers; the section on
+first moves in ``--out`` is written, the rest of the file kept.
+
+    python benchmarks/web.py --first-moves [--rounds 3]
+
 Needs the web and test extras and Chromium (``make browser``)."""
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
+import os
 import platform
+import re
 import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from playwright.sync_api import sync_playwright
 
 import boardlab
 from boardlab.ai import levels
 from web_support import LiveServer
+
+#: The heading of the section ``--first-moves`` writes.
+FIRST_MOVES = "## First moves on a fresh install"
+#: A server's AI processes: LiveServer's ``--ai-workers 1`` and one for reviews.
+AI_PROCESSES = 2
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--out", default="benchmarks/results/web.md")
+    parser.add_argument(
+        "--first-moves", action="store_true", help="first moves of a server on a cold cache"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="cold servers, with --first-moves")
     args = parser.parse_args()
+    if args.first_moves:
+        section = first_moves(args.rounds)
+        write_section(Path(args.out), FIRST_MOVES, section)
+        print(section)
+        return
+    from playwright.sync_api import sync_playwright
+
     folder = Path(tempfile.mkdtemp())
     server = LiveServer(folder / "bench.sqlite3")
     server.start()
@@ -100,8 +130,169 @@ def main() -> None:
         f"{time.strftime('%Y-%m-%d')}; one uvicorn process, one AI worker, SQLite.\n\n"
         f"{table}\n"
     )
-    Path(args.out).write_text(text)
+    out = Path(args.out)
+    kept = section_of(out.read_text(), FIRST_MOVES) if out.exists() else ""
+    out.write_text(text + (f"\n{kept}" if kept else ""))
     print(text)
+
+
+def first_moves(rounds: int) -> str:
+    """The section on first moves: ``rounds`` servers, each on a cold cache."""
+    measures: dict[str, list[float]] = {}
+    for _round in range(rounds):
+        for name, seconds in cold_server().items():
+            measures.setdefault(name, []).append(seconds)
+    rows = [
+        f"| {name} | {len(times)} | {statistics.median(times):.2f} | {max(times):.2f} |"
+        for name, times in measures.items()
+    ]
+    slowest = max(
+        (max(times), name) for name, times in measures.items() if name.startswith("first move")
+    )
+    return "\n".join(
+        [
+            FIRST_MOVES,
+            "",
+            f"`python benchmarks/web.py --first-moves --rounds {rounds}` on "
+            f"{platform.machine()}, {platform.python_version()}, {time.strftime('%Y-%m-%d')}, "
+            f"{os.cpu_count()} cores shared with other work; one uvicorn process, "
+            f"{AI_PROCESSES} AI processes, SQLite. Each round starts a server on a cold cache "
+            "(numba's cache and the compiled searches in empty folders: a fresh clone), "
+            "asks for a page and a Galatjang expert move at once, waits until the server's "
+            "log says that every AI process has prepared every level, then starts a game "
+            "at each level in which the AI moves first, one after another, and times it "
+            "until its first action is stored (the AI's whole turn is let finish before "
+            "the next game). A level the server cannot play (the perfect player without "
+            "its table) is left out.",
+            "",
+            "| measure | rounds | median s | slowest s |",
+            "|---|---:|---:|---:|",
+            *rows,
+            "",
+            f"The slowest first move once the workers were ready: {slowest[1]}, "
+            f"{slowest[0]:.2f} s.",
+            "",
+        ]
+    )
+
+
+def cold_server() -> dict[str, float]:
+    """One server on a cold cache: its measures by name, in seconds."""
+    folder = Path(tempfile.mkdtemp(prefix="boardlab-first-"))
+    saved = {name: os.environ.get(name) for name in ("NUMBA_CACHE_DIR", "BOARDLAB_COMPILED")}
+    os.environ["NUMBA_CACHE_DIR"] = str(folder / "numba")
+    os.environ["BOARDLAB_COMPILED"] = str(folder / "compiled")
+    server = LiveServer(folder / "bench.sqlite3", folder)
+    measures: dict[str, float] = {}
+    try:
+        began = time.perf_counter()
+        server.start()
+        measures["server listening"] = time.perf_counter() - began
+        http = Client(server.url)
+        start = time.perf_counter()
+        assert http.call("GET", "/")[0] == 200
+        measures["home page while the AI prepares"] = time.perf_counter() - start
+        start = time.perf_counter()
+        early = first_move(http, "galatjang", "expert")
+        assert early is not None
+        measures["galatjang expert move asked at once"] = time.perf_counter() - start
+        ready = prepared(server.log, AI_PROCESSES)
+        measures["every AI process ready (from the server's start)"] = max(ready) - began
+        settle(http, early)
+        for game in boardlab.game_ids():
+            for level in levels(boardlab.new_game(game)):
+                start = time.perf_counter()
+                game_id = first_move(http, game, level)
+                if game_id is None:
+                    continue  # a level that cannot play here (the form leaves it out)
+                measures[f"first move, {game} {level}"] = time.perf_counter() - start
+                settle(http, game_id)
+    finally:
+        server.stop()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(folder, ignore_errors=True)
+    return measures
+
+
+class Client:
+    """Requests to a live server, each on a connection of its own (the server closes
+    one left idle), with the standard library: this mode needs no HTTP package."""
+
+    def __init__(self, base: str) -> None:
+        where = urlsplit(base)
+        self.host, self.port = where.hostname, where.port
+
+    def call(self, method: str, path: str, form: dict[str, str] | None = None) -> Any:
+        """(status, headers, body text) of one request; ``form`` is sent as a form."""
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=120)
+        try:
+            headers = {"Content-Type": "application/x-www-form-urlencoded"} if form else {}
+            connection.request(method, path, urlencode(form) if form else None, headers)
+            answer = connection.getresponse()
+            return answer.status, dict(answer.getheaders()), answer.read().decode()
+        finally:
+            connection.close()
+
+    def state(self, game_id: str) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(self.call("GET", f"/api/games/{game_id}")[2])
+        return found
+
+
+def first_move(http: Client, game: str, level: str) -> str | None:
+    """The id of a game at ``level`` in which the AI moves first, once its first action
+    is stored; None if the server refuses the level."""
+    status, headers, _text = http.call("POST", f"/new/{game}", {"opponent": level, "seat": "1"})
+    if status != 303:
+        return None
+    game_id = str(headers["location"]).rsplit("/", 1)[1]
+    while http.state(game_id)["ply"] == 0:
+        time.sleep(0.02)
+    return game_id
+
+
+def settle(http: Client, game_id: str) -> None:
+    """Wait until the AI's turn in a game is over (a person to act, or the end)."""
+    while True:
+        state = http.state(game_id)
+        if state["outcome"] is not None or state["human_to_act"]:
+            return
+        time.sleep(0.05)
+
+
+def prepared(log: Path, processes: int, limit: float = 900) -> list[float]:
+    """When each of ``processes`` AI processes said in ``log`` that every level is
+    ready (``time.perf_counter`` seconds, as this process first read it)."""
+    seen: dict[str, float] = {}
+    deadline = time.monotonic() + limit
+    while len(seen) < processes:
+        assert time.monotonic() < deadline, f"the AI did not prepare in {limit} s"
+        for worker in re.findall(r"AI worker (\d+): every level ready", log.read_text()):
+            seen.setdefault(worker, time.perf_counter())
+        time.sleep(0.1)
+    return list(seen.values())
+
+
+def section_of(text: str, heading: str) -> str:
+    """The section under ``heading`` in markdown ``text`` (to the next heading of its
+    level or the end), or an empty text."""
+    found = re.search(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", text, re.S | re.M)
+    return found.group(0).rstrip() + "\n" if found else ""
+
+
+def write_section(path: Path, heading: str, section: str) -> None:
+    """``section`` (which starts with ``heading``) in the file at ``path``, in place of
+    the one there, or at its end."""
+    text = path.read_text() if path.exists() else ""
+    old = section_of(text, heading)
+    if old:
+        text = text.replace(old, section)
+    else:
+        text = text.rstrip() + "\n\n" + section if text else section
+    path.write_text(text)
 
 
 def create(

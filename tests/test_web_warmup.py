@@ -69,6 +69,14 @@ def children_of(pid: int) -> set[int]:
     return found
 
 
+def descendants_of(pid: int) -> set[int]:
+    """The live processes below ``pid``: its children, theirs, and so on."""
+    found = set()
+    for child in children_of(pid):
+        found |= {child, *descendants_of(child)}
+    return found
+
+
 def alive_process(pid: int) -> bool:
     """Whether process ``pid`` runs (a zombie does not)."""
     try:
@@ -76,6 +84,13 @@ def alive_process(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def end_group(server: LiveServer) -> None:
+    """Kill what a failed test left of the server's process group (it is its own)."""
+    if server.process is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.process.pid, signal.SIGKILL)
 
 
 def test_preparing_says_every_level_of_every_game() -> None:
@@ -197,3 +212,25 @@ def test_the_ai_workers_end_when_the_server_is_killed_while_they_prepare(
         wait_for("the workers' end", lambda: not any(alive_process(pid) for pid in workers), 30)
     finally:
         server.stop()
+        end_group(server)
+
+
+def test_nothing_of_several_server_processes_outlives_a_kill_of_serve(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """With ``--workers 2`` (PostgreSQL), kill -9 of ``boardlab serve`` alone: its
+    server processes stop, and their AI workers with them."""
+    server = LiveServer(request.getfixturevalue("postgres").fresh(), tmp_path, workers=2)
+    server.start()
+    try:
+        assert server.process is not None
+        every = 2 * AI_PROCESSES  # two server processes, each with its AI processes
+        wait_for("the workers", lambda: len(workers_in(server.log, "preparing")) >= every)
+        below = descendants_of(server.process.pid)
+        assert {str(pid) for pid in below} >= workers_in(server.log, "preparing")
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(10)
+        wait_for("their end", lambda: not any(alive_process(pid) for pid in below), 60)
+    finally:
+        server.stop()
+        end_group(server)

@@ -1,6 +1,7 @@
 """``boardlab serve``: the web app on uvicorn, with the address printed first, and the
 bounds on connections that only the HTTP server can keep: a client's open connections,
-and the time it may take to send a request's headers."""
+and the time it may take to send a request's headers. Its server processes, when it
+starts several, stop when it is gone (``app_of_process``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import errno
 import functools
 import os
 import shutil
+import signal
 import socket
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -240,6 +244,7 @@ def serve(
     os.environ["BOARDLAB_AI_WORKERS"] = str(ai_workers)
     os.environ["BOARDLAB_LIMITS"] = (limits or Limits()).to_environment()
     os.environ["BOARDLAB_SECURE_COOKIES"] = "1" if secure_cookies else ""
+    os.environ[SUPERVISOR_VARIABLE] = str(os.getpid()) if workers > 1 else ""
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{listener.getsockname()[1]}/"
     print(_("boardlab: playing at {address}").format(address=address), flush=True)
@@ -250,7 +255,7 @@ def serve(
     )
     print(kept, flush=True)
     config = uvicorn.Config(
-        "boardlab.web.app:app_from_environment",
+        "boardlab.web.serve:app_of_process",
         factory=True,
         workers=workers,
         # the loop every test and benchmark measures: uvicorn would take uvloop when it
@@ -281,6 +286,39 @@ def serve(
     else:
         uvicorn.Server(config).run(sockets=[listener])
     return 0
+
+
+#: The process id of ``serve`` when it supervises several server processes.
+SUPERVISOR_VARIABLE = "BOARDLAB_SUPERVISOR"
+#: Seconds between a server process's looks at whether its supervisor still runs.
+SUPERVISOR_CHECK_SECONDS = 0.5
+#: Seconds a server process whose supervisor is gone gives itself to stop.
+STOP_SECONDS = 10.0
+
+
+def app_of_process() -> Any:
+    """The app of one of ``serve``'s processes (``app_from_environment``). With several,
+    each stops (as on SIGTERM: its changes under way finished, its AI workers ended)
+    once ``serve``, which started them, is gone, also after ``kill -9`` of it alone: they
+    would go on serving, each with its AI workers, with nothing left to stop them."""
+    from boardlab.web.app import app_from_environment
+
+    supervisor = os.environ.get(SUPERVISOR_VARIABLE)
+    if supervisor:
+        threading.Thread(
+            target=stop_without, args=(int(supervisor),), name="stop-without", daemon=True
+        ).start()
+    return app_from_environment()
+
+
+def stop_without(supervisor: int) -> None:
+    """In a server process: once ``supervisor``, its parent, is gone, stop as uvicorn
+    does on SIGTERM, and end at once if that takes over ``STOP_SECONDS``."""
+    while os.getppid() == supervisor:
+        time.sleep(SUPERVISOR_CHECK_SECONDS)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(STOP_SECONDS)
+    os._exit(1)
 
 
 def bind(host: str, port: int) -> socket.socket:
