@@ -630,6 +630,89 @@ def test_a_declined_draw_is_told_to_who_offered_it(browser: Any, server: LiveSer
         assert "declined" not in friend.inner_text("#message")
 
 
+def act_by_api(pages: dict[int, Any], server: LiveServer, game_id: str, rng: random.Random) -> Any:
+    """The player to act plays a random legal action through the API with their own
+    browser's seat (as a script would); the state after it."""
+    state = state_of(pages[0], server, game_id)
+    mover = pages[state["to_act"]]
+    action = rng.choice(state["legal"])["action"]
+    answer = mover.request.post(
+        f"{server.url}/api/games/{game_id}/play", data={"action": action, "ply": state["ply"]}
+    )
+    assert answer.ok, answer.text()
+    return answer.json()
+
+
+SAME_BOARD = """(svg) => {
+  const drawn = document.createElement('div');
+  drawn.innerHTML = svg;
+  return drawn.innerHTML === document.getElementById('board').innerHTML;
+}"""
+
+
+def test_earlier_positions_from_the_move_list(browser: Any, server: LiveServer) -> None:
+    """A click on an action in the move list shows the position after it, as the API
+    draws it, and the board takes no click meanwhile; the arrow keys step; the
+    opponent's action comes into the list without taking the player away from the
+    position shown; End comes back to the game."""
+    with two_players(browser, server, "linja") as (creator, friend, game_id):
+        pages, rng = {0: creator, 1: friend}, random.Random(6)
+        for _ in range(4):
+            state = act_by_api(pages, server, game_id, rng)
+        creator.wait_for_selector(f'#play[data-ply="{state["ply"]}"]')
+        creator.click('#moves button[data-ply="2"]')
+        creator.wait_for_selector('#play[data-browsing="2"]')
+        boards = creator.request.get(f"{server.url}/api/games/{game_id}/positions?start=1&count=2")
+        first, second = boards.json()["boards"]
+        assert creator.evaluate(SAME_BOARD, second["svg"])
+        assert creator.get_attribute("#play", "data-ready") == "false"
+        assert creator.locator("#board [tabindex]").count() == 0
+        creator.keyboard.press("ArrowLeft")
+        creator.wait_for_selector('#play[data-browsing="1"]')
+        assert creator.evaluate(SAME_BOARD, first["svg"])
+        state = act_by_api(pages, server, game_id, rng)
+        creator.wait_for_selector(f'#moves button[data-ply="{state["ply"]}"]')
+        assert creator.get_attribute("#play", "data-browsing") == "1"
+        assert creator.evaluate(SAME_BOARD, first["svg"])
+        creator.keyboard.press("End")
+        creator.wait_for_selector('#play[data-browsing=""]')
+        live = state_of(creator, server, game_id)
+        ready = "true" if live["to_act"] == 0 else "false"
+        creator.wait_for_selector(f'#play[data-ply="{live["ply"]}"][data-ready="{ready}"]')
+        assert creator.locator("#board [data-place]").count() > 0
+
+
+def test_sounds_tell_a_move_and_your_turn_unless_switched_off(
+    browser: Any, server: LiveServer
+) -> None:
+    """The page sounds when the opponent's action makes it the player's turn; a player
+    who switched sounds off hears none, also after a reload."""
+    with two_players(browser, server, "galatjang") as (creator, friend, game_id):
+        pages, rng = {0: creator, 1: friend}, random.Random(1)
+        for opened in pages.values():  # no sowing shown seed by seed: the sounds come at once
+            opened.evaluate("localStorage.setItem('boardlab.speed', 'off')")
+            opened.reload()
+        state = state_of(creator, server, game_id)
+        waiting = pages[1 - state["to_act"]]
+        while state_of(creator, server, game_id)["to_act"] == state["to_act"]:
+            act_by_api(pages, server, game_id, rng)
+        wait_until(waiting, "document.getElementById('play').dataset.sound === 'turn'")
+        waiting.uncheck("#sounds")
+        waiting.reload()
+        waiting.wait_for_selector("svg.board")
+        assert not waiting.is_checked("#sounds")
+        now = state_of(creator, server, game_id)
+        other = pages[1 - now["to_act"]]  # whose sounds are on
+        other.evaluate("delete document.getElementById('play').dataset.sound")
+        while state_of(creator, server, game_id)["to_act"] == now["to_act"]:
+            act_by_api(pages, server, game_id, rng)
+        wait_until(other, "document.getElementById('play').dataset.sound === 'turn'")
+        while state_of(creator, server, game_id)["to_act"] != now["to_act"]:
+            act_by_api(pages, server, game_id, rng)
+        waiting.wait_for_selector('#play[data-ready="true"]')
+        assert waiting.get_attribute("#play", "data-sound") is None
+
+
 def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) -> None:
     """A game by invitation link between two browsers, watched live by a third: each
     player's clicks act only for their own seat, the spectator has no controls."""

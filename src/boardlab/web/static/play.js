@@ -12,6 +12,7 @@ let busy = false; // a request is on its way
 let hint = null;
 let animating = Promise.resolve();
 let moving = null; // a move being shown place by place: { note, skip }
+let browsing = null; // an earlier position on show instead of the game's: { ply, board }
 let clears = null; // what makes the message shown go: "state" (a newer one), "connection"
 let socket = null; // the live connection, which also carries the chat
 let chat = []; // the lines of chat so far, in order
@@ -193,6 +194,81 @@ $("chat-form").addEventListener("submit", (event) => {
   $("chat-text").value = "";
 });
 
+// ------------------------------------------------------------------ sounds
+// Short tones made here (no files): a move, a capture, your turn, your time running low.
+// On unless the player switched them off (kept in the browser); a browser plays sound
+// only after the page has been clicked or typed in once.
+let sounds = localStorage.getItem("boardlab.sounds") !== "off";
+let audio = null;
+$("sounds").checked = sounds;
+$("sounds").addEventListener("change", () => {
+  sounds = $("sounds").checked;
+  localStorage.setItem("boardlab.sounds", sounds ? "on" : "off");
+});
+const TONES = {
+  move: [[520, 0.07]],
+  capture: [[660, 0.07], [440, 0.11]],
+  turn: [[587, 0.09], [880, 0.14]],
+  low: [[988, 0.08], [988, 0.08]],
+};
+
+function sound(kind) {
+  if (!sounds) return;
+  root.dataset.sound = kind; // the last sound, for tests and tools
+  try {
+    audio = audio || new AudioContext();
+    let at = audio.currentTime;
+    for (const [pitch, length] of TONES[kind]) {
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.frequency.value = pitch;
+      gain.gain.setValueAtTime(0.12, at);
+      gain.gain.exponentialRampToValueAtTime(0.001, at + length);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(at);
+      tone.stop(at + length);
+      at += length + 0.03;
+    }
+  } catch (error) {
+    // no sound here (no audio device, or the browser refuses): the game goes on
+  }
+}
+
+// ------------------------------------------------------------------ earlier positions
+// A click on an action in the move list shows the position after it (drawn by the
+// server, a chunk at a time, as the review page does); the arrow keys step, End or
+// "Back to the game" returns. Meanwhile the game goes on: new actions come in the list.
+const CHUNK = 50;
+const boards = new Map(); // ply -> board
+async function boardAt(ply) {
+  if (!boards.has(ply)) {
+    const first = ply - (ply % CHUNK);
+    const response = await fetch(`/api/games/${gameId}/positions?start=${first}&count=${CHUNK}`, { headers: { Accept: "application/json" } });
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error || response.statusText);
+    if (boards.size > 200) boards.clear();
+    for (const board of data.boards) boards.set(board.ply, board);
+  }
+  return boards.get(ply);
+}
+
+async function browse(ply) {
+  if (ply >= state.ply || ply < 0) return back();
+  try {
+    const board = await boardAt(ply);
+    browsing = { ply, board };
+  } catch (error) {
+    say(error.message || String(error), "error", "state");
+  }
+  render();
+}
+
+function back() {
+  if (!browsing) return;
+  browsing = null;
+  render();
+}
+
 // ------------------------------------------------------------------ showing a state
 function show(next) {
   // States may arrive twice (an HTTP answer and the socket); a state never goes back.
@@ -221,18 +297,23 @@ function show(next) {
     const same = (key) => JSON.stringify(next[key]) === JSON.stringify(state[key]);
     if (next.revision === state.revision && ["thinking", "trouble", "away"].every(same)) return;
     const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
+    const wasMine = mine(state).you_act; // (the state in the page as first drawn says it for anyone)
     const notes = fresh ? next.last.notes.filter((n) => n.ply >= state.ply) : [];
     if (next.ply !== state.ply) {
       selected = [];
       hint = null;
     }
-    if (notes.some((n) => n.places.length)) await animate(notes);
+    if (notes.some((n) => n.places.length) && !browsing) await animate(notes);
+    if (fresh) sound(notes.some((n) => n.kind === "capture") ? "capture" : "move");
     // The player who offered a draw learns when it was declined (not when a move voided it).
     const mineDeclined = you.includes(state.draw_offer) && next.draw_offer === null && next.ply === state.ply && !next.outcome;
     state = next;
     clockAt = Date.now();
     if (clears === "state") say("");
     if (mineDeclined) say(_("{player} declined your draw offer.", { player: nameOf(1 - you[0]) }));
+    const hotSeat = !state.online && state.seats.every((s) => s.human);
+    if (fresh && mine(state).you_act && !wasMine && !hotSeat) setTimeout(() => sound("turn"), 250);
+    if (fresh) lowTold = false;
     render();
   });
   return animating;
@@ -273,7 +354,8 @@ async function animate(notes) {
 function render() {
   // The ply and whether the page waits for someone are in the page for tests and tools.
   root.dataset.ply = state.ply;
-  root.dataset.ready = String(state.you_act && !busy && !moving);
+  root.dataset.ready = String(state.you_act && !busy && !moving && !browsing);
+  root.dataset.browsing = browsing ? String(browsing.ply) : "";
   document.title = state.you_act && !state.outcome ? "● " + _("Your turn") + " · " + title : title;
   if (!moving) {
     // The board is drawn afresh; a keyboard player keeps their place in it (or, while
@@ -281,8 +363,8 @@ function render() {
     const board = $("board");
     const focused = board.contains(document.activeElement);
     const place = document.activeElement?.closest?.("#board [data-place]")?.dataset.place;
-    board.innerHTML = state.svg;
-    decorate();
+    board.innerHTML = browsing ? browsing.board.svg : state.svg;
+    if (!browsing) decorate();
     if (focused) refocus(place);
   }
   renderStatus();
@@ -304,12 +386,24 @@ function render() {
   $("undo").disabled = busy || !state.can_undo;
   $("hint-button").disabled = busy || !state.you_act;
   $("resign").disabled = busy || state.outcome !== null || !state.seats.some((s) => s.human);
-  $("typed-action").disabled = !state.you_act || !!moving;
+  $("typed-action").disabled = !state.you_act || !!moving || !!browsing;
 }
 
 function renderStatus() {
   const status = $("status");
   status.className = "status";
+  if (browsing) {
+    // An earlier position: which, and the way back.
+    status.textContent = browsing.ply === 0 ? _("The start of the game") : _("After action {ply} of {length}", { ply: browsing.ply, length: state.ply });
+    const live = document.createElement("button");
+    live.type = "button";
+    live.className = "quiet skip";
+    live.id = "back-to-game";
+    live.textContent = _("Back to the game");
+    live.onclick = back;
+    status.append(" ", live);
+    return;
+  }
   if (moving) {
     // What the board shows now, and a way past it.
     status.textContent = moving.note.text;
@@ -369,6 +463,7 @@ function renderStatus() {
 // The clocks: the server's count when the state came, the player to act's running down
 // here between updates (the server decides a loss on time, not this page).
 let clockAt = Date.now();
+let lowTold = false; // the sound for time running low, once a turn
 function renderClocks() {
   if (!state.clock) return;
   for (const element of document.querySelectorAll("#players .clock")) {
@@ -381,6 +476,10 @@ function renderClocks() {
     element.textContent = text;
     element.classList.toggle("running", state.clock.running === k);
     element.classList.toggle("low", left < 10000);
+    if (left < 10000 && state.clock.running === k && you.includes(k) && !lowTold) {
+      lowTold = true;
+      sound("low");
+    }
   }
 }
 setInterval(renderClocks, 250);
@@ -468,15 +567,27 @@ function renderButtons() {
 }
 
 function renderMoves() {
+  // Each action is a button that shows the position after it.
   const list = $("moves");
   list.innerHTML = "";
   for (const turn of state.moves) {
     const item = document.createElement("li");
     item.value = turn.number;
-    item.append(dot(state.colours[turn.player]), turn.actions.join(" "));
+    item.append(dot(state.colours[turn.player]));
+    turn.actions.forEach((action, k) => {
+      const ply = turn.first_ply + k + 1;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "action";
+      button.dataset.ply = ply;
+      button.textContent = action;
+      if (browsing ? browsing.ply === ply : ply === state.ply) button.setAttribute("aria-current", "true");
+      button.onclick = () => browse(ply);
+      item.append(button, " ");
+    });
     list.append(item);
   }
-  list.scrollTop = list.scrollHeight;
+  if (!browsing) list.scrollTop = list.scrollHeight;
 }
 
 function renderNotes() {
@@ -612,6 +723,7 @@ $("board").addEventListener("click", (event) => {
     moving.skip = true;
     return;
   }
+  if (browsing) return;
   const place = event.target.closest("[data-place]");
   if (place) click(place.dataset.place);
 });
@@ -665,6 +777,13 @@ $("hint-button").onclick = async () => {
 };
 document.addEventListener("keydown", (event) => {
   if (event.target.closest("input, select, textarea")) return;
+  // The arrow keys step through earlier positions, End comes back to the game.
+  const at = browsing ? browsing.ply : state.ply;
+  if (event.key === "ArrowLeft" && at > 0) browse(at - 1);
+  if (event.key === "ArrowRight" && browsing) browse(at + 1);
+  if (event.key === "Home" && state.ply > 0) browse(0);
+  if (event.key === "End" || (event.key === "Escape" && browsing)) back();
+  if (["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) event.preventDefault();
   if (event.key === "u") $("undo").click();
   if (event.key === "h") $("hint-button").click();
 });
