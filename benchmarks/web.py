@@ -179,9 +179,13 @@ def first_moves(rounds: int) -> str:
 def cold_server() -> dict[str, float]:
     """One server on a cold cache: its measures by name, in seconds."""
     folder = Path(tempfile.mkdtemp(prefix="boardlab-first-"))
-    saved = {name: os.environ.get(name) for name in ("NUMBA_CACHE_DIR", "BOARDLAB_COMPILED")}
-    os.environ["NUMBA_CACHE_DIR"] = str(folder / "numba")
-    os.environ["BOARDLAB_COMPILED"] = str(folder / "compiled")
+    chosen = {
+        "NUMBA_CACHE_DIR": str(folder / "numba"),
+        "BOARDLAB_COMPILED": str(folder / "compiled"),
+        "LANGUAGE": "en",  # the server's log in English, as ``prepared`` reads it
+    }
+    saved = {name: os.environ.get(name) for name in chosen}
+    os.environ.update(chosen)
     server = LiveServer(folder / "bench.sqlite3", folder)
     measures: dict[str, float] = {}
     try:
@@ -224,7 +228,7 @@ class Client:
 
     def __init__(self, base: str) -> None:
         where = urlsplit(base)
-        self.host, self.port = where.hostname, where.port
+        self.host, self.port = where.hostname or "127.0.0.1", where.port
 
     def call(self, method: str, path: str, form: dict[str, str] | None = None) -> Any:
         """(status, headers, body text) of one request; ``form`` is sent as a form."""
