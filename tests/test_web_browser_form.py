@@ -249,11 +249,6 @@ def test_an_upload_is_refused_in_words_of_the_game(
         assert position.position_string() not in message, message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the refusal is made in web/service.py (position.parse_action's message) and "
-    "shown by static/play.js, which this change leaves to their owners",
-)
 def test_a_typed_action_is_refused_in_words_of_the_game(page: Any, server: LiveServer) -> None:
     """An action typed on the game page that is not legal is refused naming the action,
     not the position in the engine's notation."""

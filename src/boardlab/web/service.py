@@ -27,7 +27,13 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 import boardlab
-from boardlab.core.errors import BoardlabError
+from boardlab.core.errors import (
+    BoardlabError,
+    IllegalActionError,
+    InvalidNotationError,
+    clipped,
+)
+from boardlab.core.game import MAX_ACTION_TEXT, Position
 from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord
 from boardlab.web import clock, thinking
@@ -459,7 +465,12 @@ class GameService:
                     example=position.legal_action_strings()[0]
                 )
             )
-        action = position.parse_action(text.strip())  # refuses what is not legal here
+        try:
+            action = position.parse_action(text.strip())
+        except (InvalidNotationError, IllegalActionError) as error:
+            if len(text.strip()) > MAX_ACTION_TEXT:  # refused unread, as it says
+                raise
+            raise RequestError(not_now(position, text.strip())) from error
         await self._store_action(room, action)
 
     async def _store_action(self, room: Room, action: int) -> None:
@@ -1021,6 +1032,20 @@ def played(
         revision=revision,
         draw_offer=None,
         clock=stored.clock if ticked is None else ticked,
+    )
+
+
+#: How many of the legal actions a refusal names.
+NAMED = 12
+
+
+def not_now(position: Position[Any], text: str) -> str:
+    """Why ``text`` is not an action the player to act may play, in the words of the
+    game page: what is due and the actions that are (not the position's notation)."""
+    legal = position.legal_action_strings()
+    named = ", ".join(legal[:NAMED]) + (", …" if len(legal) > NAMED else "")
+    return _("{action!r} cannot be played now ({due}); what can: {legal}").format(
+        action=clipped(text), due=position.game.due(position.state), legal=named
     )
 
 
