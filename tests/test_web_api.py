@@ -369,10 +369,13 @@ def test_an_uploaded_record_opens_for_review_with_the_same_actions(http: Any) ->
     rng = random.Random(3)
     while not record.is_over():
         record.play(rng.choice(record.position.legal_actions()))
-    for text in (record.to_text(), record.to_json()):
-        answer = http.post(
-            "/upload", files={"record": ("game.txt", text.encode())}, follow_redirects=False
-        )
+    uploads = [
+        {"files": {"record": ("game.txt", text.encode())}}
+        for text in (record.to_text(), record.to_json())
+    ]
+    uploads.append({"data": {"pasted": record.to_text()}})  # pasted into the form instead
+    for upload in uploads:
+        answer = http.post("/upload", follow_redirects=False, **upload)
         assert answer.status_code == 303, answer.text
         game_id = answer.headers["location"].rsplit("/", 1)[1]
         state = http.get(f"/api/games/{game_id}").json()
@@ -402,10 +405,11 @@ def test_bad_uploads_are_refused_clearly(http: Any, data: bytes, status: int, wo
     assert len(http.get("/games").text) == count
 
 
-def test_an_upload_without_a_file_is_refused(http: Any) -> None:
-    answer = http.post("/upload", data={"x": "1"}, follow_redirects=False)
-    assert answer.status_code == 422
-    assert "record" in answer.text
+def test_an_upload_without_a_file_or_a_pasted_record_is_refused(http: Any) -> None:
+    for form in ({"x": "1"}, {"pasted": "  \n"}):
+        answer = http.post("/upload", data=form, follow_redirects=False)
+        assert answer.status_code == 400
+        assert "the pasted record is empty" in answer.text
 
 
 # ---------------------------------------------------------------------- websockets

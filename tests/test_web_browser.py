@@ -239,6 +239,13 @@ def test_download_upload_and_review(page: Any, server: LiveServer, tmp_path: Pat
     assert first in page.inner_text("#notes")
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / "review.png"), full_page=True)
+    # The same record pasted instead of uploaded opens the same game.
+    page.goto(f"{server.url}/")
+    page.fill("form.upload textarea[name=pasted]", text)
+    page.click("form.upload button")
+    page.wait_for_url("**/review/*")
+    pasted = state_of(page, server, page.url.rsplit("/", 1)[1])
+    assert pasted["moves"] == final["moves"]
 
 
 def test_rules_pages_draw_their_diagrams(page: Any, server: LiveServer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Request, UploadFile
+from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 
 import boardlab
@@ -208,13 +208,18 @@ async def my_games(request: Request) -> Response:
 
 
 @router.post("/upload")
-async def upload(request: Request, record: UploadFile) -> Response:
-    """Keep an uploaded record to review, and to go on with if it is unfinished: its
-    seats are the uploader's alone, as in a game on one screen."""
+async def upload(
+    request: Request, record: UploadFile | None = None, pasted: str = Form("")
+) -> Response:
+    """Keep an uploaded or pasted record to review, and to go on with if it is
+    unfinished: its seats are the uploader's alone, as in a game on one screen."""
     site = site_of(request)
     site.count_upload(request)
-    name = clipped(record.filename or _("the upload"))
-    text = await read_upload(record, name)
+    if record is not None and record.filename:
+        name = clipped(record.filename)
+        text = read_upload(await record.read(), name)
+    else:
+        text = read_upload(pasted.encode(), _("the pasted record"))
     try:  # a replay of up to ``limits.actions`` actions: beside the event loop
         loaded = await asyncio.to_thread(GameRecord.read, text, most=site.limits.actions)
         site.check_length(loaded.game)
@@ -244,13 +249,14 @@ async def upload(request: Request, record: UploadFile) -> Response:
     return response
 
 
-async def read_upload(upload: UploadFile, name: str) -> str:
-    """The text of an uploaded record (its size already bounded by ``Limits.body``), read
-    as every reader of records reads one (``decode_record_text``)."""
-    data = await upload.read()
+def read_upload(data: bytes, name: str) -> str:
+    """The text of an uploaded or pasted record (its size already bounded by
+    ``Limits.body``), read as every reader of records reads one (``decode_record_text``)."""
     if not data.strip():
         raise RequestError(
-            _("{name} is empty: expected a game record (text or JSON)").format(name=name)
+            _("{name} is empty: expected a game record (text or JSON), as a file or pasted").format(
+                name=name
+            )
         )
     try:
         return decode_record_text(data, name)
