@@ -739,6 +739,10 @@ def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) ->
         friend.wait_for_url(f"**/play/{game_id}")
         spectator.goto(f"{server.url}/play/{game_id}")
         assert spectator.is_visible("#watching") and not spectator.is_visible("#resign")
+        for watched in (creator, friend, spectator):  # the players see they are watched
+            wait_until(
+                watched, "document.getElementById('watching-count')?.textContent === '1 spectator'"
+            )
         creator.wait_for_selector("#invitation", state="hidden")
         # names and chat are text: markup in them is shown, never run or rendered
         wait_until(creator, "document.getElementById('players').textContent.includes('<i>Ana</i>')")
@@ -770,6 +774,8 @@ def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) ->
         assert spectator.get_attribute("#play", "data-ready") == "false"
         if SHOTS:
             creator.screenshot(path=str(Path(SHOTS) / "online.png"))
+        spectator.close()  # and when the spectator goes, the count goes
+        wait_until(creator, "document.getElementById('watching-count') === null")
     finally:
         for context in contexts:
             context.close()

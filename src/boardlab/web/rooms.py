@@ -74,6 +74,9 @@ class Room:
     watchers: dict[Listener, Watcher] = field(default_factory=dict)
     #: how many pages each seat has open now (none: the player is away)
     present: collections.Counter[int] = field(default_factory=collections.Counter)
+    #: how many pages watch holding no seat, and whether the pages are yet to be told
+    spectators: int = 0
+    spectators_untold: bool = False
     timer: asyncio.TimerHandle | None = None
     #: whether the agent is searching now (the page shows it thinking)
     thinking: bool = False
@@ -159,7 +162,7 @@ class Room:
 
     def status(self) -> dict[str, Any]:
         """What changes without a change to the game: the agent thinking or failing,
-        the players away."""
+        the players away, how many watch."""
         failed = self.trouble
         trouble = ""
         if failed is not None and not self.thinking:
@@ -169,7 +172,12 @@ class Room:
             for k in (0, 1)
             if online(self.stored) and k != self.stored.open_seat and not self.present[k]
         ]
-        return {"thinking": self.thinking, "trouble": trouble, "away": away}
+        return {
+            "thinking": self.thinking,
+            "trouble": trouble,
+            "away": away,
+            "watching": self.spectators,
+        }
 
     def status_message(self, lang: str) -> str:
         """The status as a message to pages in ``lang``."""

@@ -94,6 +94,8 @@ SLOW_COMMIT_SECONDS, QUIET_SECONDS = 0.1, 10.0
 #: How often a server process looks at its event loop's lateness, and the lateness it
 #: logs (a change held up that long is that late on every page).
 LAG_SECONDS, SLOW_LOOP_SECONDS = 0.1, 0.1
+#: At most how often the pages of a game are told how many watch it.
+SPECTATORS_TOLD_SECONDS = 1.0
 
 T = TypeVar("T")
 #: The changes a player asks for (``GameService.act``), each made by its ``_kind``.
@@ -926,6 +928,8 @@ class GameService:
         if since is not None:  # what changed meanwhile without a new version
             self._deliver(room, listener, room.status_message(lang))
         self._arrived(room, seats, here=True)
+        if not seats:
+            self._spectator(room, +1)
         self._wake(room)
         return room
 
@@ -936,7 +940,24 @@ class GameService:
         watcher = room.watchers.pop(listener, None)
         room.touched = time.monotonic()
         if watcher is not None:
-            self._arrived(room, watcher.viewer.seats(room.stored), here=False)
+            seats = watcher.viewer.seats(room.stored)
+            self._arrived(room, seats, here=False)
+            if not seats:
+                self._spectator(room, -1)
+
+    def _spectator(self, room: Room, change: int) -> None:
+        """A spectator's page opened or closed: the pages learn the count within a
+        second (a thousand arriving at once make one message each, not a thousand)."""
+        room.spectators += change
+        if room.spectators_untold:
+            return
+        room.spectators_untold = True
+
+        def tell() -> None:
+            room.spectators_untold = False
+            self._tell_status(room)
+
+        asyncio.get_running_loop().call_later(SPECTATORS_TOLD_SECONDS, tell)
 
     def _arrived(self, room: Room, seats: frozenset[int], here: bool) -> None:
         """A page of a player opened (``here``) or closed: when a seat has its first

@@ -2,7 +2,7 @@
 // legal actions (the places a person clicks for each), kept live over a WebSocket.
 // Every action goes to the server, which checks it, stores it and only then answers.
 
-import { _, number } from "./i18n.js";
+import { _, ngettext, number } from "./i18n.js";
 
 const root = document.getElementById("play");
 const gameId = root.dataset.id;
@@ -149,7 +149,7 @@ function status(message) {
   // The AI thinking or not, a player away or back: no change to the game itself.
   animating = animating.then(() => {
     if (message.v !== state.revision) return;
-    state = { ...state, thinking: message.thinking, trouble: message.trouble, away: message.away };
+    state = { ...state, thinking: message.thinking, trouble: message.trouble, away: message.away, watching: message.watching };
     render();
   });
 }
@@ -295,7 +295,7 @@ function show(next) {
       next = { ...next, svg: lines.join("\n") };
     }
     const same = (key) => JSON.stringify(next[key]) === JSON.stringify(state[key]);
-    if (next.revision === state.revision && ["thinking", "trouble", "away"].every(same)) return;
+    if (next.revision === state.revision && ["thinking", "trouble", "away", "watching"].every(same)) return;
     const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
     const wasMine = mine(state).you_act; // (the state in the page as first drawn says it for anyone)
     const notes = fresh ? next.last.notes.filter((n) => n.ply >= state.ply) : [];
@@ -542,6 +542,13 @@ function renderPlayers() {
     row.append(title, tallies);
     box.append(row);
   });
+  if (state.watching) {
+    const watching = document.createElement("p");
+    watching.className = "game-note";
+    watching.id = "watching-count";
+    watching.textContent = ngettext("{n} spectator", "{n} spectators", state.watching);
+    box.append(watching);
+  }
   for (const note of state.notes) {
     const p = document.createElement("p");
     p.className = "game-note";
