@@ -720,6 +720,32 @@ def test_sounds_tell_a_move_and_your_turn_unless_switched_off(
         assert waiting.get_attribute("#play", "data-sound") is None
 
 
+def test_a_takeback_asked_declined_and_allowed(browser: Any, server: LiveServer) -> None:
+    """A player online asks to take back their move: the other is asked and declines
+    (the asker is told), then allows it, and both boards are back where it began."""
+    with two_players(browser, server, "linja") as (creator, friend, game_id):
+        pages, rng = {0: creator, 1: friend}, random.Random(4)
+        start = state_of(creator, server, game_id)
+        while state_of(creator, server, game_id)["to_act"] == start["to_act"]:
+            act_by_api(pages, server, game_id, rng)
+        asker, other = pages[start["to_act"]], pages[1 - start["to_act"]]
+        moved = state_of(creator, server, game_id)
+        asker.wait_for_selector(f'#play[data-ply="{moved["ply"]}"]')
+        for answer in ("decline", "accept"):
+            asker.click("#takeback")
+            other.wait_for_selector("#takeback-accept", state="visible")
+            other.click(f"#takeback-{answer}")
+            other.wait_for_selector("#takeback-offer", state="hidden")
+            if answer == "decline":
+                told = "document.getElementById('message').textContent.includes('declined')"
+                wait_until(asker, told)
+        for page in pages.values():
+            page.wait_for_selector(f'#play[data-ply="{start["ply"]}"]')
+        back = state_of(creator, server, game_id)
+        assert back["ply"] == start["ply"] and back["position"] == start["position"]
+        asker.wait_for_selector('#play[data-ready="true"]')
+
+
 def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) -> None:
     """A game by invitation link between two browsers, watched live by a third: each
     player's clicks act only for their own seat, the spectator has no controls."""

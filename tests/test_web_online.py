@@ -236,6 +236,54 @@ def test_a_draw_is_offered_declined_voided_and_agreed(people: list[Any]) -> None
     assert draw(friend, "offer").status_code == 400
 
 
+def test_a_takeback_is_asked_declined_voided_and_agreed(people: list[Any]) -> None:
+    """A player online asks to take back their last turn (and the reply to it); the
+    other declines or allows it; any action voids the request; after it the asker is to
+    act where their turn began, their clock running."""
+    creator, friend, spectator, _ = people
+    form = {"opponent": "online", "seat": "0", "clock": "5+3", "pits": "5", "seeds": "4"}
+    made = creator.post("/new/galatjang", data=form, follow_redirects=False)
+    game_id = str(made.headers["location"]).rsplit("/", 1)[1]
+    assert friend.post(invitation_of(creator, game_id), follow_redirects=False).status_code == 303
+
+    def state() -> Any:
+        return creator.get(f"/api/games/{game_id}").json()
+
+    def takeback(who: TestClient, answer: str) -> Any:
+        return who.post(
+            f"/api/games/{game_id}/takeback", json={"ply": state()["ply"], "answer": answer}
+        )
+
+    def turn(who: TestClient, seat: int) -> None:
+        """``who`` plays the whole turn of ``seat``."""
+        while state()["to_act"] == seat and state()["outcome"] is None:
+            assert play(who, game_id).status_code == 200
+
+    assert takeback(spectator, "offer").status_code == 403
+    refused = takeback(creator, "offer")
+    assert refused.status_code == 400 and "not played yet" in refused.json()["error"]
+    turn(creator, 0)
+    after_first = state()
+    assert takeback(creator, "offer").json()["takeback_offer"] == 0
+    assert takeback(creator, "offer").status_code == 400  # once is enough
+    assert takeback(creator, "accept").status_code == 400  # not one's own
+    declined = takeback(friend, "decline").json()
+    assert declined["takeback_offer"] is None and declined["ply"] == after_first["ply"]
+    assert takeback(creator, "offer").status_code == 200
+    turn(friend, 1)  # an action voids the request
+    assert state()["takeback_offer"] is None
+    before_second = state()
+    turn(creator, 0)
+    turn(friend, 1)
+    assert takeback(creator, "offer").status_code == 200
+    agreed = takeback(friend, "accept").json()
+    # back to where the creator's last turn began, the friend's reply gone too
+    assert agreed["ply"] == before_second["ply"] and agreed["to_act"] == 0
+    assert agreed["position"] == before_second["position"]
+    assert agreed["moves"] == before_second["moves"] and agreed["takeback_offer"] is None
+    assert agreed["clock"]["running"] == 0
+
+
 def test_a_rematch_swaps_the_seats_and_is_made_once(people: list[Any]) -> None:
     creator, friend, spectator, _ = people
     game_id = seated(people)

@@ -402,6 +402,13 @@ class Walk:
             answer = self.post(
                 f"/api/games/{made.id}/draw", actor, json={"answer": "offer", "ply": ply}
             )
+        elif moment == "asked":  # the seat to act plays, then asks to take it back
+            self.bring(made, "played")
+            if not state["online"]:
+                return
+            answer = self.post(
+                f"/api/games/{made.id}/takeback", actor, json={"answer": "offer", "ply": ply + 1}
+            )
         else:
             answer = self.post(f"/api/games/{made.id}/resign", actor, json={"ply": ply})
         assert answer.status_code == 200, answer.text
@@ -432,14 +439,17 @@ MOMENTS = {
     "undo": "played",
     "accept a draw": "offered",
     "decline a draw": "offered",
+    "ask to take back": "played",
+    "accept a takeback": "asked",
+    "decline a takeback": "asked",
     "rematch": "over",
 }
 
 
 #: The changes a page also sends over its socket (named as their HTTP routes), and the
 #: first words of their rows in the table.
-SOCKET_CHANGES = ("play", "undo", "resign", "draw")
-ROWS_ON_SOCKET = ("play", "undo", "resign", "offer", "accept", "decline")
+SOCKET_CHANGES = ("play", "undo", "resign", "draw", "takeback")
+ROWS_ON_SOCKET = ("play", "undo", "resign", "offer", "accept", "decline", "ask")
 
 
 @dataclass
@@ -530,6 +540,20 @@ def ask(
                 assert state["draw_offer"] is None and state["outcome"] is None
 
         return answered(response, drawn)
+    if change == "ask to take back" or change.endswith("a takeback"):
+        word = "offer" if change == "ask to take back" else change.split()[0]
+        response = sender.post(f"{game}/takeback", viewer, json={"answer": word, "ply": ply})
+
+        def taken(response: Any) -> None:
+            state = response.json()
+            if word == "offer":
+                assert [state["takeback_offer"]] == sorted(viewer.seats), state["takeback_offer"]
+            elif word == "accept":
+                assert state["ply"] < ply and state["takeback_offer"] is None, state["ply"]
+            else:
+                assert state["takeback_offer"] is None and state["ply"] == ply
+
+        return answered(response, taken)
     if change == "hint":
         response = sender.post(f"{game}/hint", viewer, json={"ply": ply})
         legal = {item["action"] for item in before["legal"]}
@@ -642,7 +666,15 @@ def said(page: Any, text: str) -> bool:
 def unchanged(walk: Walk, made: Made, before: dict[str, Any]) -> None:
     """The game as it was before a refused request."""
     after = walk.state(made.id)
-    for key in ("revision", "ply", "outcome", "draw_offer", "open_seat", "rematch"):
+    for key in (
+        "revision",
+        "ply",
+        "outcome",
+        "draw_offer",
+        "takeback_offer",
+        "open_seat",
+        "rematch",
+    ):
         assert after[key] == before[key], f"{key} was {before[key]!r}, is {after[key]!r}"
 
 
@@ -673,7 +705,7 @@ def test_every_change_and_read_for_every_viewer_in_every_kind_of_game(
     is allowed; one game for the refusals, which change nothing, made again after one
     that did), then each read."""
     kinds, rows = changes_table()
-    assert len(kinds) == 8 and len(rows) == 13, (kinds, list(rows))
+    assert len(kinds) == 8 and len(rows) == 16, (kinds, list(rows))
     walk = Walk(server)
     failures: list[str] = []
     walked = socketed = 0

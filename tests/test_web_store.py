@@ -143,7 +143,10 @@ def test_memory_and_database_answer_alike(lockstep: Lockstep, seed: int) -> None
         elif roll < 0.55:
             lockstep.step("truncate", game, length + rng.choice((0, 1)), max(0, length - 2))
         elif roll < 0.62:
-            lockstep.step("offer_draw", game, length, rng.choice((0, 1, None)))
+            offer = rng.choice(("offer_draw", "offer_takeback"))
+            lockstep.step(offer, game, length, rng.choice((0, 1, None)))
+            if rng.random() < 0.3:  # a takeback agreed: back to where a turn began
+                lockstep.step("truncate", game, length, max(0, length - 1), clock)
         elif roll < 0.67:
             lockstep.step("end", game, length, rng.choice((0, 1, None)), "1-0", "resign", clock)
         elif roll < 0.77:

@@ -143,13 +143,24 @@ class MemoryStore:
                 }
                 if item.clock is not None:
                     changes["clock"] = dict(item.clock)
-                answers.append(self._change(stored, result=item.result, draw_offer=None, **changes))
+                answers.append(
+                    self._change(
+                        stored,
+                        result=item.result,
+                        draw_offer=None,
+                        takeback_offer=None,
+                        **changes,
+                    )
+                )
         return answers
 
-    def truncate(self, game_id: str, ply: int, length: int) -> int:
+    def truncate(
+        self, game_id: str, ply: int, length: int, clock: dict[str, Any] | None = None
+    ) -> int:
         with self.lock:
             stored = self._game(game_id)
             self._check(stored, ply)
+            changes: dict[str, Any] = {} if clock is None else {"clock": dict(clock)}
             return self._change(
                 stored,
                 actions=stored.actions[:length],
@@ -158,6 +169,8 @@ class MemoryStore:
                 result="*",
                 ending=None,
                 draw_offer=None,
+                takeback_offer=None,
+                **changes,
             )
 
     def end(
@@ -174,7 +187,13 @@ class MemoryStore:
             self._check(stored, ply, stored.resigned is None and stored.ending is None)
             changes: dict[str, Any] = {} if clock is None else {"clock": dict(clock)}
             return self._change(
-                stored, resigned=player, ending=reason, result=result, draw_offer=None, **changes
+                stored,
+                resigned=player,
+                ending=reason,
+                result=result,
+                draw_offer=None,
+                takeback_offer=None,
+                **changes,
             )
 
     def offer_draw(self, game_id: str, ply: int, player: int | None) -> int:
@@ -182,6 +201,12 @@ class MemoryStore:
             stored = self._game(game_id)
             self._check(stored, ply, stored.result == "*")
             return self._change(stored, draw_offer=player)
+
+    def offer_takeback(self, game_id: str, ply: int, player: int | None) -> int:
+        with self.lock:
+            stored = self._game(game_id)
+            self._check(stored, ply, stored.result == "*")
+            return self._change(stored, takeback_offer=player)
 
     def discard(self, game_id: str) -> None:
         with self.lock:

@@ -425,6 +425,7 @@ def describe(
         "open_seat": stored.open_seat,
         "listed": stored.listed,
         "draw_offer": stored.draw_offer,
+        "takeback_offer": stored.takeback_offer,
         "rematch": stored.rematch,
         "due": board.due,
         "notes": list(board.notes),

@@ -99,7 +99,7 @@ SPECTATORS_TOLD_SECONDS = 1.0
 
 T = TypeVar("T")
 #: The changes a player asks for (``GameService.act``), each made by its ``_kind``.
-CHANGES = ("play", "undo", "resign", "draw")
+CHANGES = ("play", "undo", "resign", "draw", "takeback")
 
 
 class Rare:
@@ -423,6 +423,7 @@ class GameService:
             ending=AGREEMENT if ended.agreed else ended.resign_reason,
             result=ended.result(),
             draw_offer=None,
+            takeback_offer=None,
             clock=stopped,
             revision=revision,
         )
@@ -431,8 +432,9 @@ class GameService:
     # ------------------------------------------------------------------ changes
     async def act(self, kind: str, game_id: str, viewer: Viewer, ply: Any, *details: Any) -> Room:
         """Make the change ``kind`` (``play`` with the action's string, ``undo``,
-        ``resign``, ``draw`` with the answer) for ``viewer``, answering action number
-        ``ply``: a page's message or an API request. The game's room, changed."""
+        ``resign``, ``draw`` or ``takeback`` with the answer) for ``viewer``, answering
+        action number ``ply``: a page's message or an API request. The game's room,
+        changed."""
         room = await self.room(game_id)
         if kind not in CHANGES:
             raise RequestError(_("unknown change {kind!r}").format(kind=kind))
@@ -582,6 +584,54 @@ class GameService:
             revision = await asyncio.to_thread(self.store.offer_draw, room.id, len(record), None)
             self._changed(
                 room, dataclasses.replace(stored, draw_offer=None, revision=revision), record
+            )
+
+    async def takeback(
+        self, game_id: str, ply: Any, answer: str, viewer: Viewer = SPECTATOR
+    ) -> dict[str, Any]:
+        """A takeback between two people online: ``offer`` to take back your last turn
+        (and the reply to it), or ``accept`` or ``decline`` the other player's request.
+        Any action voids a request."""
+        room = await self.act("takeback", game_id, viewer, ply, answer)
+        return room.state(language(), viewer)
+
+    async def _takeback(self, room: Room, viewer: Viewer, ply: Any, answer: Any) -> None:
+        stored, record = room.stored, room.record
+        check_ply(record, ply)
+        if record.is_over():
+            raise RequestError(_("the game is already over"))
+        if not online(stored):
+            raise RequestError(
+                _("a takeback is asked of the other player online; here, undo takes back")
+            )
+        check_seat(stored, record, viewer, None)
+        (me,) = viewer.seats(stored)
+        asked = stored.takeback_offer
+        if answer == "offer":
+            if asked == me:
+                raise RequestError(_("you have asked to take back already: wait for the answer"))
+            if asked is not None:
+                raise RequestError(_("your opponent asks to take back: accept or decline it"))
+            if record.turn_start(lambda player: player == me) is None:
+                raise RequestError(_("nothing to take back: you have not played yet"))
+            revision = await asyncio.to_thread(self.store.offer_takeback, room.id, len(record), me)
+            self._changed(
+                room, dataclasses.replace(stored, takeback_offer=me, revision=revision), record
+            )
+        elif asked != 1 - me:
+            raise RequestError(_("there is no takeback asked of you to answer"))
+        elif answer == "accept":  # back to where the asker's last turn began, clock running
+            start = record.turn_start(lambda player: player == asked)
+            halted = stopped(stored, record)
+            running = None if halted is None else clock.start(halted, clock.milliseconds())
+            await asyncio.to_thread(self.store.truncate, room.id, len(record), start or 0, running)
+            await self._refresh(room)
+        else:
+            revision = await asyncio.to_thread(
+                self.store.offer_takeback, room.id, len(record), None
+            )
+            self._changed(
+                room, dataclasses.replace(stored, takeback_offer=None, revision=revision), record
             )
 
     async def take_seat(
@@ -1052,6 +1102,7 @@ def played(
         result=result,
         revision=revision,
         draw_offer=None,
+        takeback_offer=None,
         clock=stored.clock if ticked is None else ticked,
     )
 

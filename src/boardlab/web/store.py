@@ -112,6 +112,9 @@ class GameRow(Base):
     ending: Mapped[str | None] = mapped_column(String(16), nullable=True)
     #: The player who offers a draw, until the other answers or anyone acts.
     draw_offer: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: The player who asks to take back their last turn, until the other answers or
+    #: anyone acts.
+    takeback_offer: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: The game that was made as the rematch of this one.
     rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)
     #: The time control and what is left of it: ``base`` and ``increment`` seconds,
@@ -475,9 +478,12 @@ class Store:
                     connection.invalidate()  # not back to the pool: it may be broken
                 raise
 
-    def truncate(self, game_id: str, ply: int, length: int) -> int:
-        """Keep the first ``length`` actions (an undo, also of a resignation), when the
-        game still holds ``ply``; the game's revision after."""
+    def truncate(
+        self, game_id: str, ply: int, length: int, clock: dict[str, Any] | None = None
+    ) -> int:
+        """Keep the first ``length`` actions (an undo, also of a resignation, or a
+        takeback agreed, with its ``clock``), when the game still holds ``ply``; the
+        game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply:
@@ -486,7 +492,9 @@ class Store:
                 delete(ActionRow).where(ActionRow.game_id == game_id, ActionRow.ply >= length)
             )
             row.length, row.resigned, row.result, row.updated = length, None, "*", now()
-            row.ending = row.draw_offer = row.snapshot = None
+            row.ending = row.draw_offer = row.takeback_offer = row.snapshot = None
+            if clock is not None:
+                row.clock = clock
             return self._changed(session, row)
 
     def end(
@@ -506,7 +514,7 @@ class Store:
             if row.length != ply or row.resigned is not None or row.ending is not None:
                 raise Conflict(stale_message(row.length, ply))
             row.resigned, row.ending, row.result, row.updated = player, reason, result, now()
-            row.draw_offer = None
+            row.draw_offer = row.takeback_offer = None
             if clock is not None:
                 row.clock = clock
             return self._changed(session, row)
@@ -519,6 +527,17 @@ class Store:
             if row.length != ply or row.result != "*":
                 raise Conflict(stale_message(row.length, ply))
             row.draw_offer = player
+            row.updated = now()
+            return self._changed(session, row)
+
+    def offer_takeback(self, game_id: str, ply: int, player: int | None) -> int:
+        """``player`` asks at action ``ply`` to take back their last turn (None: the
+        request is declined); the game's revision after."""
+        with self.session() as session:
+            row = self._row(session, game_id)
+            if row.length != ply or row.result != "*":
+                raise Conflict(stale_message(row.length, ply))
+            row.takeback_offer = player
             row.updated = now()
             return self._changed(session, row)
 
@@ -664,6 +683,7 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
         listed=bool(row.listed),
         ending=row.ending,
         draw_offer=row.draw_offer,
+        takeback_offer=row.takeback_offer,
         rematch=row.rematch,
         clock=None if row.clock is None else dict(row.clock),
         names=(None, None) if row.names is None else (row.names[0], row.names[1]),
@@ -714,7 +734,8 @@ class Appending:
         mark = "?" if dialect.paramstyle == "qmark" else "%s"
         check = f"WHERE id = {mark} AND length = {mark} AND resigned IS NULL AND ending IS NULL"
         setting = (
-            f"length = {mark}, result = {mark}, draw_offer = NULL, updated = {mark}, "
+            f"length = {mark}, result = {mark}, draw_offer = NULL, takeback_offer = NULL, "
+            f"updated = {mark}, "
             f"snapshot = {mark}"
         )
         ending = "revision = revision + 1 " + check + " RETURNING revision"

@@ -28,7 +28,9 @@ class PlayRequest(Answer):
     action: StrictStr
 
 
-class DrawRequest(Answer):
+class OfferRequest(Answer):
+    """An offer to the other player (a draw, a takeback), or the answer to theirs."""
+
     answer: Literal["offer", "accept", "decline"]
 
 
@@ -135,10 +137,18 @@ async def resign(request: Request, game_id: str, body: Answer) -> dict[str, Any]
 
 
 @router.post("/games/{game_id}/draw", responses=CHANGE, dependencies=SEATED)
-async def draw(request: Request, game_id: str, body: DrawRequest) -> dict[str, Any]:
+async def draw(request: Request, game_id: str, body: OfferRequest) -> dict[str, Any]:
     """Offer a draw, or accept or decline the opponent's offer (online games)."""
     viewer = viewer_of(request, game_id)
     return await service_of(request).draw(game_id, body.ply, body.answer, viewer)
+
+
+@router.post("/games/{game_id}/takeback", responses=CHANGE, dependencies=SEATED)
+async def takeback(request: Request, game_id: str, body: OfferRequest) -> dict[str, Any]:
+    """Ask to take back your last turn (and the reply to it), or accept or decline the
+    opponent's request (online games)."""
+    viewer = viewer_of(request, game_id)
+    return await service_of(request).takeback(game_id, body.ply, body.answer, viewer)
 
 
 @router.post(

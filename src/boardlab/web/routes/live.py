@@ -50,6 +50,7 @@ MESSAGES: dict[str, tuple[str, ...]] = {
     "undo": ("ply",),
     "resign": ("ply",),
     "draw": ("ply", "answer"),
+    "takeback": ("ply", "answer"),
 }
 #: The scope extension by which the server takes frames the app made itself
 #: (``serve.FramedWebSocket``): ``{"write": write}``, ``write(frame)`` False when the
@@ -61,6 +62,7 @@ EXAMPLES = (
     '{"type": "undo", "id": 2, "ply": 3}',
     '{"type": "resign", "id": 3, "ply": 3}',
     '{"type": "draw", "id": 4, "ply": 3, "answer": "offer"}',
+    '{"type": "takeback", "id": 5, "ply": 3, "answer": "offer"}',
     '{"type": "chat", "text": "..."}',
     '{"type": "ping"}',
 )
@@ -275,7 +277,8 @@ def read_message(message: str) -> dict[str, Any]:
             )
         )
     missing = [name for name in MESSAGES[kind] if name not in data]
-    if missing or (kind == "draw" and data["answer"] not in ("offer", "accept", "decline")):
+    answers = ("offer", "accept", "decline")
+    if missing or (kind in ("draw", "takeback") and data["answer"] not in answers):
         example = next(e for e in EXAMPLES if f'"{kind}"' in e)
         raise RequestError(
             _("bad {kind} message {text!r}: expected {example}").format(

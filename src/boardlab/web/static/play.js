@@ -306,11 +306,14 @@ function show(next) {
     if (notes.some((n) => n.places.length) && !browsing) await animate(notes);
     if (fresh) sound(notes.some((n) => n.kind === "capture") ? "capture" : "move");
     // The player who offered a draw learns when it was declined (not when a move voided it).
-    const mineDeclined = you.includes(state.draw_offer) && next.draw_offer === null && next.ply === state.ply && !next.outcome;
+    const declined = (offer) => you.includes(state[offer]) && next[offer] === null && next.ply === state.ply && !next.outcome;
+    const drawDeclined = declined("draw_offer");
+    const takebackDeclined = declined("takeback_offer");
     state = next;
     clockAt = Date.now();
     if (clears === "state") say("");
-    if (mineDeclined) say(_("{player} declined your draw offer.", { player: nameOf(1 - you[0]) }));
+    if (drawDeclined) say(_("{player} declined your draw offer.", { player: nameOf(1 - you[0]) }));
+    if (takebackDeclined) say(_("{player} declined your takeback.", { player: nameOf(1 - you[0]) }));
     const hotSeat = !state.online && state.seats.every((s) => s.human);
     if (fresh && mine(state).you_act && !wasMine && !hotSeat) setTimeout(() => sound("turn"), 250);
     if (fresh) lowTold = false;
@@ -379,6 +382,7 @@ function render() {
   $("watching").hidden = state.you.length > 0;
   if ($("invitation")) $("invitation").hidden = state.open_seat === null;
   renderDraw();
+  renderTakeback();
   renderClocks();
   renderChat();
   $("rematch").hidden = !state.outcome || !state.you.length;
@@ -498,6 +502,24 @@ function renderDraw() {
     ? _("{player} offers a draw.", { player: nameOf(state.draw_offer) })
     : _("You offered a draw: waiting for the answer.");
   $("draw-answer").hidden = !theirs;
+}
+
+function renderTakeback() {
+  // A takeback between two people online: asked by one who has played, answered by
+  // the other.
+  const mine = state.you.length === 1 ? state.you[0] : null;
+  const live = state.online && mine !== null && !state.outcome && state.open_seat === null;
+  const played = state.moves.some((turn) => turn.player === mine);
+  $("takeback").hidden = !live || !played || state.takeback_offer !== null;
+  $("takeback").disabled = busy || !!moving;
+  const box = $("takeback-offer");
+  box.hidden = !live || state.takeback_offer === null;
+  if (box.hidden) return;
+  const theirs = state.takeback_offer !== mine;
+  $("takeback-offer-text").textContent = theirs
+    ? _("{player} asks to take back their last move.", { player: nameOf(state.takeback_offer) })
+    : _("You asked to take back your last move: waiting for the answer.");
+  $("takeback-answer").hidden = !theirs;
 }
 
 function dot(colour) {
@@ -773,6 +795,13 @@ async function answerDraw(answer) {
   if (data && data.ply !== undefined) await show(data);
 }
 $("draw").onclick = () => answerDraw("offer");
+async function answerTakeback(answer) {
+  const data = await send("takeback", { ply: state.ply, answer });
+  if (data && data.ply !== undefined) await show(data);
+}
+$("takeback").onclick = () => answerTakeback("offer");
+$("takeback-accept").onclick = () => answerTakeback("accept");
+$("takeback-decline").onclick = () => answerTakeback("decline");
 $("draw-accept").onclick = () => answerDraw("accept");
 $("draw-decline").onclick = () => answerDraw("decline");
 $("hint-button").onclick = async () => {
