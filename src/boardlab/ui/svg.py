@@ -102,7 +102,7 @@ def draw(
     label = title or _("{game} board").format(game=game.name)
     head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {left[-1]} {height}" '
-        f'width="{left[-1]}" height="{height}" role="img" class="board" '
+        f'width="{left[-1]}" height="{height}" role="group" class="board" '
         f"aria-label={quoteattr(label)}>",
         f"<style>{STYLE}</style>",
     ]
