@@ -779,6 +779,17 @@ def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) ->
             wait_until(reader, "document.getElementById('chat-lines').textContent.includes('<img')")
             assert reader.locator("#chat-lines img, #players i").count() == 0
         assert not spectator.is_visible("#chat")
+        # the chat box's placeholder is shown whole (it was cut off)
+        fits = """() => {
+          const input = document.getElementById('chat-text');
+          const style = getComputedStyle(input);
+          const pen = document.createElement('canvas').getContext('2d');
+          pen.font = style.font;
+          const room = input.clientWidth - parseFloat(style.paddingLeft)
+                       - parseFloat(style.paddingRight);
+          return pen.measureText(input.placeholder).width <= room;
+        }"""
+        assert creator.evaluate(fits)
         rng = random.Random(8)
         players = {0: creator, 1: friend}
         state = state_of(creator, server, game_id)

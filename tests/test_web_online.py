@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import connect
 
+import boardlab.web.rooms
 import boardlab.web.store
 from boardlab.web.app import create_app
 from boardlab.web.data import HUMAN, StoredGame, Viewer, key_of
@@ -282,6 +283,44 @@ def test_a_takeback_is_asked_declined_voided_and_agreed(people: list[Any]) -> No
     assert agreed["position"] == before_second["position"]
     assert agreed["moves"] == before_second["moves"] and agreed["takeback_offer"] is None
     assert agreed["clock"]["running"] == 0
+
+
+def test_a_win_is_claimed_from_an_opponent_who_left(
+    people: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player online whose opponent has had no page of the game open for
+    ``CLAIM_SECONDS`` (here one) may claim the win: not while the opponent's page is
+    open, not before the time, not as a spectator; the absent player loses, reason
+    ``abandoned``, and the pages are told when the claim becomes possible."""
+    monkeypatch.setattr(boardlab.web.rooms, "CLAIM_SECONDS", 1)
+    creator, friend, spectator, _ = people
+    game_id = seated(people)
+
+    def claim(who: TestClient) -> Any:
+        ply = creator.get(f"/api/games/{game_id}").json()["ply"]
+        return who.post(f"/api/games/{game_id}/claim", json={"ply": ply})
+
+    with friend.websocket_connect(f"/ws/games/{game_id}") as page:
+        assert next_of(page, "welcome")["you"] == [1]
+        time.sleep(1.2)
+        here = claim(creator)
+        assert here.status_code == 400 and "is here" in here.json()["error"]
+    # the friend's page has closed: away from now, the creator's page is told when
+    with creator.websocket_connect(f"/ws/games/{game_id}") as page:
+        next_of(page, "welcome")
+        status = next_of(page, "state")["state"]
+        while status["away"] != [1]:
+            status = next_of(page, "status")
+        assert status["claim_from"][0] is None and status["claim_from"][1] is not None
+        early = claim(creator)
+        assert early.status_code == 400 and "may be claimed after 1 s" in early.json()["error"]
+        assert claim(spectator).status_code == 403
+        time.sleep(1.2)
+        won = claim(creator).json()
+    assert won["outcome"]["winner"] == 0 and won["outcome"]["reason"] == "abandoned"
+    record = creator.get(f"/api/games/{game_id}/record.txt").text
+    assert '[Reason "abandoned"]' in record
+    assert claim(creator).status_code == 400  # over
 
 
 def test_a_rematch_swaps_the_seats_and_is_made_once(people: list[Any]) -> None:

@@ -448,8 +448,8 @@ MOMENTS = {
 
 #: The changes a page also sends over its socket (named as their HTTP routes), and the
 #: first words of their rows in the table.
-SOCKET_CHANGES = ("play", "undo", "resign", "draw", "takeback")
-ROWS_ON_SOCKET = ("play", "undo", "resign", "offer", "accept", "decline", "ask")
+SOCKET_CHANGES = ("play", "undo", "resign", "draw", "takeback", "claim")
+ROWS_ON_SOCKET = ("play", "undo", "resign", "offer", "accept", "decline", "ask", "claim")
 
 
 @dataclass
@@ -554,6 +554,13 @@ def ask(
                 assert state["takeback_offer"] is None and state["ply"] == ply
 
         return answered(response, taken)
+    if change == "claim the win":  # (allowed only after the other has been away a while)
+        response = sender.post(f"{game}/claim", viewer, json={"ply": ply})
+
+        def claimed(response: Any) -> None:
+            assert response.json()["outcome"]["reason"] == "abandoned", response.text
+
+        return answered(response, claimed)
     if change == "hint":
         response = sender.post(f"{game}/hint", viewer, json={"ply": ply})
         legal = {item["action"] for item in before["legal"]}
@@ -705,7 +712,7 @@ def test_every_change_and_read_for_every_viewer_in_every_kind_of_game(
     is allowed; one game for the refusals, which change nothing, made again after one
     that did), then each read."""
     kinds, rows = changes_table()
-    assert len(kinds) == 8 and len(rows) == 16, (kinds, list(rows))
+    assert len(kinds) == 8 and len(rows) == 17, (kinds, list(rows))
     walk = Walk(server)
     failures: list[str] = []
     walked = socketed = 0

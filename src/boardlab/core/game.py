@@ -250,6 +250,7 @@ class Game(ABC, Generic[State]):
             "resign": N_("resignation"),
             "forfeit": N_("forfeit (the player's program failed)"),
             "time": N_("time (the clock ran out)"),
+            "abandoned": N_("abandonment (the player left the game)"),
             "agreement": N_("a draw agreed by both players"),
         }
         return _(ended.get(reason) or cls.reasons.get(reason, reason))

@@ -48,10 +48,10 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 BOM = "\ufeff"
 
 _TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
-#: How a player can end a game before the rules do.
 #: How a player loses an unfinished game other than by its rules: by resigning, by a
-#: forfeit (the player's program failed) or on time (the clock ran out).
-RESIGN_REASONS = ("resign", "forfeit", "time")
+#: forfeit (the player's program failed), on time (the clock ran out) or by abandoning
+#: it (the player left a game online and the other claimed the win).
+RESIGN_REASONS = ("resign", "forfeit", "time", "abandoned")
 #: The reason word of a draw both players agreed to.
 AGREEMENT = "agreement"
 #: A tag (its quoted value may hold ``]``), a comment (``\}`` inside it), a line comment,
@@ -125,8 +125,8 @@ class GameRecord:
         self.comments: dict[int, str] = {}
         #: the player (index) who resigned or forfeited, ending an unfinished game
         self.resigned: int | None = None
-        #: ``resign``, ``forfeit`` (the player's program failed: a crash, a timeout) or
-        #: ``time`` (the player's clock ran out)
+        #: ``resign``, ``forfeit`` (the player's program failed: a crash, a timeout),
+        #: ``time`` (the player's clock ran out) or ``abandoned`` (the player left)
         self.resign_reason = "resign"
         #: whether the players agreed to a draw, ending the unfinished game
         self.agreed = False
@@ -369,7 +369,7 @@ class GameRecord:
 
     def outcome(self) -> Outcome | None:
         """How the game ended: by the rules, by a resignation (reason ``resign``, or
-        ``forfeit`` or ``time``) or by a draw agreed (``agreement``)."""
+        ``forfeit``, ``time`` or ``abandoned``) or by a draw agreed (``agreement``)."""
         if self.agreed:
             return Outcome(None, self.position.points, AGREEMENT, self.game.players)
         if self.resigned is not None:

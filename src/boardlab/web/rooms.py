@@ -41,6 +41,9 @@ from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, message_text,
 Listener = Callable[[str], None]
 #: Events a room keeps for pages that come back (a page further behind gets the state).
 KEPT_EVENTS = 32
+#: How long a player online must have been away (no page of the game open) before the
+#: other may claim the win.
+CLAIM_SECONDS = 60
 #: Seconds a message that shows a running clock is sent as it is (a change told to a
 #: thousand pages is encoded once; a page that comes later sees the clock as it is then).
 CLOCK_FRESH = 0.05
@@ -74,6 +77,11 @@ class Room:
     watchers: dict[Listener, Watcher] = field(default_factory=dict)
     #: how many pages each seat has open now (none: the player is away)
     present: collections.Counter[int] = field(default_factory=collections.Counter)
+    #: since when (milliseconds since the epoch) each seat has had no page open; a room
+    #: just loaded counts both players away from then
+    away_since: dict[int, int] = field(
+        default_factory=lambda: dict.fromkeys((0, 1), int(time.time() * 1000))
+    )
     #: how many pages watch holding no seat, and whether the pages are yet to be told
     spectators: int = 0
     spectators_untold: bool = False
@@ -176,6 +184,9 @@ class Room:
             "thinking": self.thinking,
             "trouble": trouble,
             "away": away,
+            "claim_from": [
+                self.away_since[k] + CLAIM_SECONDS * 1000 if k in away else None for k in (0, 1)
+            ],
             "watching": self.spectators,
         }
 

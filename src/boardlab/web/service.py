@@ -36,7 +36,7 @@ from boardlab.core.errors import (
 from boardlab.core.game import MAX_ACTION_TEXT, Position
 from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord
-from boardlab.web import clock, thinking
+from boardlab.web import clock, rooms, thinking
 from boardlab.web.data import (
     HUMAN,
     SPECTATOR,
@@ -99,7 +99,7 @@ SPECTATORS_TOLD_SECONDS = 1.0
 
 T = TypeVar("T")
 #: The changes a player asks for (``GameService.act``), each made by its ``_kind``.
-CHANGES = ("play", "undo", "resign", "draw", "takeback")
+CHANGES = ("play", "undo", "resign", "draw", "takeback", "claim")
 
 
 class Rare:
@@ -634,6 +634,42 @@ class GameService:
                 room, dataclasses.replace(stored, takeback_offer=None, revision=revision), record
             )
 
+    async def claim(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
+        """Claim the win of a game online whose other player has been away (no page of
+        the game open) for ``CLAIM_SECONDS``: they lose it, reason ``abandoned``."""
+        room = await self.act("claim", game_id, viewer, ply)
+        return room.state(language(), viewer)
+
+    async def _claim(self, room: Room, viewer: Viewer, ply: Any) -> None:
+        stored, record = room.stored, room.record
+        check_ply(record, ply)
+        if record.is_over():
+            raise RequestError(_("the game is already over"))
+        if not online(stored) or stored.open_seat is not None:
+            raise RequestError(
+                _("a win is claimed from an opponent who left a game online, once seated")
+            )
+        check_seat(stored, record, viewer, None)
+        (me,) = viewer.seats(stored)
+        other = 1 - me
+        name = record.game.player_name(other)
+        if room.present[other]:
+            raise RequestError(_("{player} is here: there is no win to claim").format(player=name))
+        gone = (clock.milliseconds() - room.away_since[other]) // 1000
+        if gone < rooms.CLAIM_SECONDS:
+            raise RequestError(
+                _("{player} has been away {gone} s: the win may be claimed after {wait} s").format(
+                    player=name, gone=gone, wait=rooms.CLAIM_SECONDS
+                )
+            )
+        ended = record.copy()
+        ended.resign(other, "abandoned")
+        halted = stopped(stored, record)
+        revision = await asyncio.to_thread(
+            self.store.end, room.id, len(record), other, ended.result(), "abandoned", halted
+        )
+        self._end(room, ended, revision, halted)
+
     async def take_seat(
         self, game_id: str, key: str, invited: str | None, name: str | None, viewer: Viewer
     ) -> None:
@@ -1018,6 +1054,8 @@ class GameService:
             before = room.present[seat] > 0
             room.present[seat] += 1 if here else -1
             changed |= before != (room.present[seat] > 0)
+            if before and not room.present[seat]:
+                room.away_since[seat] = clock.milliseconds()
         room.present = +room.present
         if changed and online(room.stored):
             self._tell_status(room)

@@ -143,6 +143,13 @@ async def draw(request: Request, game_id: str, body: OfferRequest) -> dict[str, 
     return await service_of(request).draw(game_id, body.ply, body.answer, viewer)
 
 
+@router.post("/games/{game_id}/claim", responses=CHANGE, dependencies=SEATED)
+async def claim(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
+    """Claim the win of a game online whose opponent has been away (no page of it open)
+    for a minute: they lose it, reason ``abandoned``."""
+    return await service_of(request).claim(game_id, body.ply, viewer_of(request, game_id))
+
+
 @router.post("/games/{game_id}/takeback", responses=CHANGE, dependencies=SEATED)
 async def takeback(request: Request, game_id: str, body: OfferRequest) -> dict[str, Any]:
     """Ask to take back your last turn (and the reply to it), or accept or decline the

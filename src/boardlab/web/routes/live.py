@@ -51,6 +51,7 @@ MESSAGES: dict[str, tuple[str, ...]] = {
     "resign": ("ply",),
     "draw": ("ply", "answer"),
     "takeback": ("ply", "answer"),
+    "claim": ("ply",),
 }
 #: The scope extension by which the server takes frames the app made itself
 #: (``serve.FramedWebSocket``): ``{"write": write}``, ``write(frame)`` False when the
@@ -63,6 +64,7 @@ EXAMPLES = (
     '{"type": "resign", "id": 3, "ply": 3}',
     '{"type": "draw", "id": 4, "ply": 3, "answer": "offer"}',
     '{"type": "takeback", "id": 5, "ply": 3, "answer": "offer"}',
+    '{"type": "claim", "id": 6, "ply": 3}',
     '{"type": "chat", "text": "..."}',
     '{"type": "ping"}',
 )

@@ -149,7 +149,8 @@ function status(message) {
   // The AI thinking or not, a player away or back: no change to the game itself.
   animating = animating.then(() => {
     if (message.v !== state.revision) return;
-    state = { ...state, thinking: message.thinking, trouble: message.trouble, away: message.away, watching: message.watching };
+    const { thinking, trouble, away, claim_from, watching } = message;
+    state = { ...state, thinking, trouble, away, claim_from, watching };
     render();
   });
 }
@@ -295,7 +296,7 @@ function show(next) {
       next = { ...next, svg: lines.join("\n") };
     }
     const same = (key) => JSON.stringify(next[key]) === JSON.stringify(state[key]);
-    if (next.revision === state.revision && ["thinking", "trouble", "away", "watching"].every(same)) return;
+    if (next.revision === state.revision && ["thinking", "trouble", "away", "claim_from", "watching"].every(same)) return;
     const fresh = next.ply > state.ply && next.ply - state.ply <= 8;
     const wasMine = mine(state).you_act; // (the state in the page as first drawn says it for anyone)
     const notes = fresh ? next.last.notes.filter((n) => n.ply >= state.ply) : [];
@@ -469,6 +470,7 @@ function renderStatus() {
 let clockAt = Date.now();
 let lowTold = false; // the sound for time running low, once a turn
 function renderClocks() {
+  renderClaim();
   if (!state.clock) return;
   for (const element of document.querySelectorAll("#players .clock")) {
     const k = Number(element.dataset.player);
@@ -502,6 +504,23 @@ function renderDraw() {
     ? _("{player} offers a draw.", { player: nameOf(state.draw_offer) })
     : _("You offered a draw: waiting for the answer.");
   $("draw-answer").hidden = !theirs;
+}
+
+function renderClaim() {
+  // An opponent online who has left: a minute on (the server's count), the win may be
+  // claimed. The page counts down with the server's moment, told when they left.
+  const mine = state.you.length === 1 ? state.you[0] : null;
+  const from = mine === null || state.outcome || !state.online ? null : (state.claim_from || [])[1 - mine];
+  $("claim").hidden = from === null || from === undefined;
+  if ($("claim").hidden) return;
+  const wait = Math.ceil((from - Date.now()) / 1000);
+  const player = nameOf(1 - mine);
+  $("claim-text").textContent =
+    wait > 0
+      ? _("{player} has left the game. If they do not come back, you may claim the win in {seconds} s.", { player, seconds: wait })
+      : _("{player} has left the game and has not come back.", { player });
+  $("claim-button").hidden = wait > 0;
+  $("claim-button").disabled = busy;
 }
 
 function renderTakeback() {
@@ -800,6 +819,10 @@ async function answerTakeback(answer) {
   if (data && data.ply !== undefined) await show(data);
 }
 $("takeback").onclick = () => answerTakeback("offer");
+$("claim-button").onclick = async () => {
+  const data = await send("claim", { ply: state.ply });
+  if (data && data.ply !== undefined) await show(data);
+};
 $("takeback-accept").onclick = () => answerTakeback("accept");
 $("takeback-decline").onclick = () => answerTakeback("decline");
 $("draw-accept").onclick = () => answerDraw("accept");
