@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,28 +17,19 @@ from typing import Any
 
 import pytest
 
-from web_support import SMALL, LiveServer
+from web_support import SMALL, LiveServer, chromium, launched_chromium
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        raise RuntimeError("CI needs Chromium for the browser tests: apt-get install chromium")
-    pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
+chromium()  # or the module is skipped (CI: fails)
 
 SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
+    with launched_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -312,53 +302,6 @@ def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
         context.close()
 
 
-def test_a_sowing_is_shown_seed_by_seed(page: Any, server: LiveServer) -> None:
-    game_id = start(page, server, "galatjang", "human")
-    before = settled(page, server, game_id)
-    # Every place the board lights while a move is shown, with the count it shows then.
-    page.evaluate(
-        """() => {
-          window.trail = [];
-          new MutationObserver((changes) => {
-            for (const change of changes) {
-              const place = change.target;
-              if (place.classList.contains("trail") && !change.oldValue?.includes("trail"))
-                window.trail.push([place.dataset.place,
-                                   place.querySelector("text.count")?.textContent ?? ""]);
-            }
-          }).observe(document.getElementById("board"),
-                     {subtree: true, attributes: true, attributeFilter: ["class"],
-                      attributeOldValue: true});
-        }"""
-    )
-    pit = "s1"
-    start_counts = {
-        name: int(count)
-        for name, count in page.evaluate(
-            """() => [...document.querySelectorAll('#board [data-place]')].map(
-                 (p) => [p.dataset.place, p.querySelector('text.count')?.textContent ?? ''])"""
-        )
-        if count.isdigit()
-    }
-    lifted = int(page.text_content(f'#board [data-place="{pit}"] text.count') or "")
-    page.click(f'#board [data-place="{pit}"]')
-    wait_for(page, server, game_id, lambda s: s["ply"] > before["ply"])
-    after = settled(page, server, game_id)
-    trail = page.evaluate("window.trail")
-    notes = [n for n in after["last"]["notes"] if n["ply"] >= before["ply"] and n["places"]]
-    # The board walks through exactly the places the engine's narration names, in order.
-    assert [name for name, _ in trail] == [p for n in notes for p in n["places"]]
-    sowing = notes[0]
-    assert sowing["sows"] and sowing["places"][0] == pit
-    # One place per seed: the pit is emptied, then each seed lands in the next place.
-    assert len(sowing["places"]) == lifted + 1
-    assert trail[0] == [pit, "0"]
-    counts = {pit: 0}
-    for name, count in trail[1 : lifted + 1]:
-        counts[name] = counts.get(name, start_counts.get(name, 0)) + 1
-        assert count in ("", str(counts[name])), (name, count, counts)
-
-
 TRAIL = """() => {
   window.trail = [];
   new MutationObserver((changes) => {
@@ -381,6 +324,31 @@ def board_counts(page: Any) -> dict[str, int]:
              (p) => [p.dataset.place, p.querySelector('text.count')?.textContent ?? ''])"""
     )
     return {name: int(count) for name, count in shown if count.isdigit()}
+
+
+def test_a_sowing_is_shown_seed_by_seed(page: Any, server: LiveServer) -> None:
+    game_id = start(page, server, "galatjang", "human")
+    before = settled(page, server, game_id)
+    page.evaluate(TRAIL)  # every place the board lights while a move is shown
+    pit = "s1"
+    start_counts = board_counts(page)
+    lifted = int(page.text_content(f'#board [data-place="{pit}"] text.count') or "")
+    page.click(f'#board [data-place="{pit}"]')
+    wait_for(page, server, game_id, lambda s: s["ply"] > before["ply"])
+    after = settled(page, server, game_id)
+    trail = page.evaluate("window.trail")
+    notes = [n for n in after["last"]["notes"] if n["ply"] >= before["ply"] and n["places"]]
+    # The board walks through exactly the places the engine's narration names, in order.
+    assert [name for name, _ in trail] == [p for n in notes for p in n["places"]]
+    sowing = notes[0]
+    assert sowing["sows"] and sowing["places"][0] == pit
+    # One place per seed: the pit is emptied, then each seed lands in the next place.
+    assert len(sowing["places"]) == lifted + 1
+    assert trail[0] == [pit, "0"]
+    counts = {pit: 0}
+    for name, count in trail[1 : lifted + 1]:
+        counts[name] = counts.get(name, start_counts.get(name, 0)) + 1
+        assert count in ("", str(counts[name])), (name, count, counts)
 
 
 def test_a_relay_sowing_shows_every_count_and_a_click_skips_it(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,15 +19,11 @@ import pytest
 
 import boardlab
 from boardlab.core.i18n import _, use_language
-from web_support import SMALL, LiveServer
+from web_support import SMALL, LiveServer, chromium, launched_chromium
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        raise RuntimeError("CI needs Chromium for the browser tests: apt-get install chromium")
-    pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
+chromium()  # or the module is skipped (CI: fails)
 
 SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 #: A position string of any game: fields of digits, letters and slashes between spaces,
@@ -38,13 +33,8 @@ POSITION = re.compile(r"'[^' ]*[/,][^' ]* [^']*'")
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
+    with launched_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,6 @@ on a phone, in both languages."""
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,15 +16,12 @@ import pytest
 
 import boardlab
 from boardlab.web import pages
+from web_support import chromium, launched_chromium, served_in_thread
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        raise RuntimeError("CI needs Chromium for the browser tests: apt-get install chromium")
-    pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
+chromium()  # or the module is skipped (CI: fails)
 
 SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 SHIPPED = [
@@ -46,31 +39,14 @@ def url() -> Iterator[str]:
     """The app on an in-memory store, served in a thread (the pages need no AI)."""
     from boardlab.web.app import create_app
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app("memory:", workers=1), port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with served_in_thread(create_app("memory:", workers=1)) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
+    with launched_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize("screen", SCREENS)

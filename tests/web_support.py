@@ -201,3 +201,55 @@ class LiveServer:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+# ---------------------------------------------------------------------- browsers
+def chromium() -> str:
+    """Debian's Chromium, for the browser tests (Playwright cannot download its own
+    here): its path. Missing, the calling test module is skipped with a note, except
+    under CI=true, where it must be there."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("CI needs Chromium for the browser tests: apt-get install chromium")
+        pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
+    return found
+
+
+@contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """Chromium started by Playwright for a module's tests."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium(),
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def served_in_thread(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread of this process (pages that need no server
+    process of their own): its address."""
+    import threading
+
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

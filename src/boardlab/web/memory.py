@@ -197,16 +197,17 @@ class MemoryStore:
             )
 
     def offer_draw(self, game_id: str, ply: int, player: int | None) -> int:
-        with self.lock:
-            stored = self._game(game_id)
-            self._check(stored, ply, stored.result == "*")
-            return self._change(stored, draw_offer=player)
+        return self._offer(game_id, ply, "draw_offer", player)
 
     def offer_takeback(self, game_id: str, ply: int, player: int | None) -> int:
+        return self._offer(game_id, ply, "takeback_offer", player)
+
+    def _offer(self, game_id: str, ply: int, field: str, player: int | None) -> int:
         with self.lock:
             stored = self._game(game_id)
             self._check(stored, ply, stored.result == "*")
-            return self._change(stored, takeback_offer=player)
+            changes: dict[str, Any] = {field: player}
+            return self._change(stored, **changes)
 
     def discard(self, game_id: str) -> None:
         with self.lock:

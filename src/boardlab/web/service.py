@@ -552,24 +552,15 @@ class GameService:
         return room.state(language(), viewer)
 
     async def _draw(self, room: Room, viewer: Viewer, ply: Any, answer: Any) -> None:
+        me = self._asker(room, viewer, ply, _("draws are offered between two people online"))
         stored, record = room.stored, room.record
-        check_ply(record, ply)
-        if record.is_over():
-            raise RequestError(_("the game is already over"))
-        if not online(stored):
-            raise RequestError(_("draws are offered between two people online"))
-        check_seat(stored, record, viewer, None)
-        (me,) = viewer.seats(stored)
         offer = stored.draw_offer
         if answer == "offer":
             if offer == me:
                 raise RequestError(_("you have offered a draw already: wait for the answer"))
             if offer is not None:
                 raise RequestError(_("your opponent offers a draw: accept or decline it"))
-            revision = await asyncio.to_thread(self.store.offer_draw, room.id, len(record), me)
-            self._changed(
-                room, dataclasses.replace(stored, draw_offer=me, revision=revision), record
-            )
+            await self._offer(room, self.store.offer_draw, "draw_offer", me)
         elif offer != 1 - me:
             raise RequestError(_("there is no draw offered to you to answer"))
         elif answer == "accept":
@@ -581,10 +572,32 @@ class GameService:
             )
             self._end(room, ended, revision, halted)
         else:
-            revision = await asyncio.to_thread(self.store.offer_draw, room.id, len(record), None)
-            self._changed(
-                room, dataclasses.replace(stored, draw_offer=None, revision=revision), record
-            )
+            await self._offer(room, self.store.offer_draw, "draw_offer", None)
+
+    @staticmethod
+    def _asker(room: Room, viewer: Viewer, ply: Any, not_online: str) -> int:
+        """The seat of ``viewer``, who asks something of the other player of a game
+        online that goes on (a draw, a takeback, the win), answering action ``ply``;
+        else refused (``not_online`` where the game is not between two people online)."""
+        stored, record = room.stored, room.record
+        check_ply(record, ply)
+        if record.is_over():
+            raise RequestError(_("the game is already over"))
+        if not online(stored):
+            raise RequestError(not_online)
+        check_seat(stored, record, viewer, None)
+        (me,) = viewer.seats(stored)
+        return me
+
+    async def _offer(
+        self, room: Room, keep: Callable[[str, int, int | None], int], field: str, player: Any
+    ) -> None:
+        """``player`` now offers what ``field`` of the stored game holds (None: nobody
+        does): kept by ``keep`` (the store's), then told to the pages."""
+        stored, record = room.stored, room.record
+        revision = await asyncio.to_thread(keep, room.id, len(record), player)
+        changed = dataclasses.replace(stored, **{field: player}, revision=revision)
+        self._changed(room, changed, record)
 
     async def takeback(
         self, game_id: str, ply: Any, answer: str, viewer: Viewer = SPECTATOR
@@ -596,16 +609,9 @@ class GameService:
         return room.state(language(), viewer)
 
     async def _takeback(self, room: Room, viewer: Viewer, ply: Any, answer: Any) -> None:
+        not_online = _("a takeback is asked of the other player online; here, undo takes back")
+        me = self._asker(room, viewer, ply, not_online)
         stored, record = room.stored, room.record
-        check_ply(record, ply)
-        if record.is_over():
-            raise RequestError(_("the game is already over"))
-        if not online(stored):
-            raise RequestError(
-                _("a takeback is asked of the other player online; here, undo takes back")
-            )
-        check_seat(stored, record, viewer, None)
-        (me,) = viewer.seats(stored)
         asked = stored.takeback_offer
         if answer == "offer":
             if asked == me:
@@ -614,10 +620,7 @@ class GameService:
                 raise RequestError(_("your opponent asks to take back: accept or decline it"))
             if record.turn_start(lambda player: player == me) is None:
                 raise RequestError(_("nothing to take back: you have not played yet"))
-            revision = await asyncio.to_thread(self.store.offer_takeback, room.id, len(record), me)
-            self._changed(
-                room, dataclasses.replace(stored, takeback_offer=me, revision=revision), record
-            )
+            await self._offer(room, self.store.offer_takeback, "takeback_offer", me)
         elif asked != 1 - me:
             raise RequestError(_("there is no takeback asked of you to answer"))
         elif answer == "accept":  # back to where the asker's last turn began, clock running
@@ -627,12 +630,7 @@ class GameService:
             await asyncio.to_thread(self.store.truncate, room.id, len(record), start or 0, running)
             await self._refresh(room)
         else:
-            revision = await asyncio.to_thread(
-                self.store.offer_takeback, room.id, len(record), None
-            )
-            self._changed(
-                room, dataclasses.replace(stored, takeback_offer=None, revision=revision), record
-            )
+            await self._offer(room, self.store.offer_takeback, "takeback_offer", None)
 
     async def claim(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Claim the win of a game online whose other player has been away (no page of
@@ -641,17 +639,9 @@ class GameService:
         return room.state(language(), viewer)
 
     async def _claim(self, room: Room, viewer: Viewer, ply: Any) -> None:
+        not_online = _("a win is claimed from an opponent who left a game online")
+        other = 1 - self._asker(room, viewer, ply, not_online)
         stored, record = room.stored, room.record
-        check_ply(record, ply)
-        if record.is_over():
-            raise RequestError(_("the game is already over"))
-        if not online(stored) or stored.open_seat is not None:
-            raise RequestError(
-                _("a win is claimed from an opponent who left a game online, once seated")
-            )
-        check_seat(stored, record, viewer, None)
-        (me,) = viewer.seats(stored)
-        other = 1 - me
         name = record.game.player_name(other)
         if room.present[other]:
             raise RequestError(_("{player} is here: there is no win to claim").format(player=name))

@@ -522,22 +522,19 @@ class Store:
     def offer_draw(self, game_id: str, ply: int, player: int | None) -> int:
         """``player`` offers a draw at action ``ply`` (None: the offer is declined); the
         game's revision after."""
-        with self.session() as session:
-            row = self._row(session, game_id)
-            if row.length != ply or row.result != "*":
-                raise Conflict(stale_message(row.length, ply))
-            row.draw_offer = player
-            row.updated = now()
-            return self._changed(session, row)
+        return self._offer(game_id, ply, "draw_offer", player)
 
     def offer_takeback(self, game_id: str, ply: int, player: int | None) -> int:
         """``player`` asks at action ``ply`` to take back their last turn (None: the
         request is declined); the game's revision after."""
+        return self._offer(game_id, ply, "takeback_offer", player)
+
+    def _offer(self, game_id: str, ply: int, column: str, player: int | None) -> int:
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply or row.result != "*":
                 raise Conflict(stale_message(row.length, ply))
-            row.takeback_offer = player
+            setattr(row, column, player)
             row.updated = now()
             return self._changed(session, row)
 
