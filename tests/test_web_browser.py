@@ -47,9 +47,26 @@ def server(
     live.stop()
 
 
+#: Moves shown at once unless a test chose a pace (the tests of how a move is shown do):
+#: a whole game's animations would take minutes of the suite.
+AT_ONCE = "localStorage.getItem('boardlab.speed') || localStorage.setItem('boardlab.speed', 'off')"
+
+
+@pytest.fixture(scope="module")
+def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """``boardlab serve`` on SQLite only, for what happens in the page alone (how a move
+    is shown, the keyboard, sounds, the move list): the storage under it is the same
+    for both databases, and the tests above walk it on each."""
+    live = LiveServer(tmp_path_factory.mktemp("page") / "games.sqlite3")
+    live.start()
+    yield live
+    live.stop()
+
+
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1200, "height": 900}, accept_downloads=True)
+    context.add_init_script(AT_ONCE)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
@@ -328,6 +345,8 @@ def board_counts(page: Any) -> dict[str, int]:
 
 def test_a_sowing_is_shown_seed_by_seed(page: Any, server: LiveServer) -> None:
     game_id = start(page, server, "galatjang", "human")
+    page.evaluate("localStorage.setItem('boardlab.speed', 'normal')")
+    page.reload()
     before = settled(page, server, game_id)
     page.evaluate(TRAIL)  # every place the board lights while a move is shown
     pit = "s1"
@@ -352,7 +371,7 @@ def test_a_sowing_is_shown_seed_by_seed(page: Any, server: LiveServer) -> None:
 
 
 def test_a_relay_sowing_shows_every_count_and_a_click_skips_it(
-    page: Any, server: LiveServer
+    page: Any, page_server: LiveServer
 ) -> None:
     """Galatjang on its full board, relay sowing: on every move the count a place shows
     as it lights is the seeds lifted from and dropped into it so far, a pit sown from
@@ -360,19 +379,19 @@ def test_a_relay_sowing_shows_every_count_and_a_click_skips_it(
     old position when the move's ack came, so it showed 6 -> 7). A click meanwhile skips
     to the end and is not sent as a move of the position still shown (it was refused:
     "the game has moved on")."""
-    game_id = start(page, server, "galatjang", "human", small=False)
+    game_id = start(page, page_server, "galatjang", "human", small=False)
     page.evaluate("localStorage.setItem('boardlab.speed', 'fast')")
     page.reload()
     page.evaluate(TRAIL)
     rng = random.Random(3)
     passed_again = 0
     for _ in range(6):
-        state = settled(page, server, game_id)
+        state = settled(page, page_server, game_id)
         counts = board_counts(page)
         page.evaluate("window.trail = []")
         click_action(page, rng.choice(state["legal"]))
-        wait_for(page, server, game_id, lambda s, ply=state["ply"]: s["ply"] > ply)
-        after = settled(page, server, game_id)
+        wait_for(page, page_server, game_id, lambda s, ply=state["ply"]: s["ply"] > ply)
+        after = settled(page, page_server, game_id)
         notes = [n for n in after["last"]["notes"] if n["ply"] >= state["ply"] and n["places"]]
         trail = page.evaluate("window.trail")
         assert [name for name, _ in trail] == [p for n in notes for p in n["places"]]
@@ -392,7 +411,7 @@ def test_a_relay_sowing_shows_every_count_and_a_click_skips_it(
                 assert count in ("", str(counts[place])), (place, count, counts[place], note)
     assert passed_again, "no lap passed a pit it was sown from: choose another seed"
     page.select_option("#speed", "normal")
-    state = settled(page, server, game_id)
+    state = settled(page, page_server, game_id)
     counts = board_counts(page)
     longest = max(state["legal"], key=lambda a: counts[a["places"][0]])
     click_action(page, longest)
@@ -408,28 +427,30 @@ def test_a_relay_sowing_shows_every_count_and_a_click_skips_it(
     )
     assert clicked
     page.wait_for_selector("#skip", state="detached")
-    after = settled(page, server, game_id)
+    after = settled(page, page_server, game_id)
     assert after["ply"] == state["ply"] + 1, "the click during the sowing was not a move"
     assert page.inner_text("#message") == ""
 
 
-def test_an_action_without_places_is_a_button_in_sight(browser: Any, server: LiveServer) -> None:
+def test_an_action_without_places_is_a_button_in_sight(
+    browser: Any, page_server: LiveServer
+) -> None:
     """Linja's "decline the bonus" is a button: on a laptop's screen (1280x860) it shows
     above the board, not below the fold where it was."""
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     page = context.new_page()
     try:
-        game_id = start(page, server, "linja", "human")
+        game_id = start(page, page_server, "linja", "human")
         rng = random.Random(2)
-        state = settled(page, server, game_id)
+        state = settled(page, page_server, game_id)
         while not any(not a["places"] for a in state["legal"]):
             assert state["outcome"] is None, "no action without places in a whole game"
             action = rng.choice(state["legal"])["action"]
             page.request.post(
-                f"{server.url}/api/games/{game_id}/play",
+                f"{page_server.url}/api/games/{game_id}/play",
                 data={"action": action, "ply": state["ply"]},
             )
-            state = settled(page, server, game_id)
+            state = settled(page, page_server, game_id)
         button = page.locator("#buttons button").first
         button.wait_for()
         box = button.bounding_box()
@@ -465,13 +486,13 @@ def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) ->
 
 
 def test_a_whole_turn_of_several_actions_by_keyboard_keeps_the_focus_on_the_board(
-    page: Any, server: LiveServer
+    page: Any, page_server: LiveServer
 ) -> None:
     """A Jin Li turn is a swim and a drop: after the swim played with Enter the focus
     stays on the board, on a place the drop can use, so Enter plays it at once (the
     focus used to fall out of the board, some ten Tabs away through the header)."""
-    game_id = start(page, server, "jinli", "human")
-    state = settled(page, server, game_id)
+    game_id = start(page, page_server, "jinli", "human")
+    state = settled(page, page_server, game_id)
     for _ in range(60):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.matches('#board [data-place].selectable')"):
@@ -484,14 +505,14 @@ def test_a_whole_turn_of_several_actions_by_keyboard_keeps_the_focus_on_the_boar
             break
         page.keyboard.press("Tab")
     page.keyboard.press("Enter")  # where it swims
-    swum = wait_for(page, server, game_id, lambda s: s["ply"] == state["ply"] + 1)
+    swum = wait_for(page, page_server, game_id, lambda s: s["ply"] == state["ply"] + 1)
     assert swum["to_act"] == state["to_act"], "the drop is still this player's"
     page.wait_for_selector(f'#play[data-ply="{swum["ply"]}"][data-ready="true"]')
     focused = page.evaluate("document.activeElement.dataset.place ?? null")
     drops = {a["places"][0] for a in swum["legal"] if len(a["places"]) == 1}
     assert focused in drops, (focused, sorted(drops))
     page.keyboard.press("Enter")  # the stone, where the focus already is
-    dropped = wait_for(page, server, game_id, lambda s: s["ply"] == swum["ply"] + 1)
+    dropped = wait_for(page, page_server, game_id, lambda s: s["ply"] == swum["ply"] + 1)
     drop = next(a["action"] for a in swum["legal"] if a["places"] == [focused])
     assert dropped["moves"][-1]["actions"][-1] == drop
 
@@ -553,6 +574,8 @@ def two_players(
     """A game online between two browsers, the second seated by the invitation link:
     their pages and the game's id; no script error on either."""
     contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(2)]
+    for context in contexts:
+        context.add_init_script(AT_ONCE)
     creator, friend = (context.new_page() for context in contexts)
     errors: list[str] = []
     for opened in (creator, friend):
@@ -595,8 +618,8 @@ def test_a_clocked_rematch_runs_its_clock(browser: Any, server: LiveServer) -> N
         wait_until(mover, "document.querySelector('.clock.running') !== null")
 
 
-def test_a_declined_draw_is_told_to_who_offered_it(browser: Any, server: LiveServer) -> None:
-    with two_players(browser, server, "linja") as (creator, friend, _):
+def test_a_declined_draw_is_told_to_who_offered_it(browser: Any, page_server: LiveServer) -> None:
+    with two_players(browser, page_server, "linja") as (creator, friend, _):
         creator.click("#draw")
         friend.wait_for_selector("#draw-decline", state="visible")
         friend.click("#draw-decline")
@@ -625,19 +648,21 @@ SAME_BOARD = """(svg) => {
 }"""
 
 
-def test_earlier_positions_from_the_move_list(browser: Any, server: LiveServer) -> None:
+def test_earlier_positions_from_the_move_list(browser: Any, page_server: LiveServer) -> None:
     """A click on an action in the move list shows the position after it, as the API
     draws it, and the board takes no click meanwhile; the arrow keys step; the
     opponent's action comes into the list without taking the player away from the
     position shown; End comes back to the game."""
-    with two_players(browser, server, "linja") as (creator, friend, game_id):
+    with two_players(browser, page_server, "linja") as (creator, friend, game_id):
         pages, rng = {0: creator, 1: friend}, random.Random(6)
         for _ in range(4):
-            state = act_by_api(pages, server, game_id, rng)
+            state = act_by_api(pages, page_server, game_id, rng)
         creator.wait_for_selector(f'#play[data-ply="{state["ply"]}"]')
         creator.click('#moves button[data-ply="2"]')
         creator.wait_for_selector('#play[data-browsing="2"]')
-        boards = creator.request.get(f"{server.url}/api/games/{game_id}/positions?start=1&count=2")
+        boards = creator.request.get(
+            f"{page_server.url}/api/games/{game_id}/positions?start=1&count=2"
+        )
         first, second = boards.json()["boards"]
         assert creator.evaluate(SAME_BOARD, second["svg"])
         assert creator.get_attribute("#play", "data-ready") == "false"
@@ -645,45 +670,42 @@ def test_earlier_positions_from_the_move_list(browser: Any, server: LiveServer) 
         creator.keyboard.press("ArrowLeft")
         creator.wait_for_selector('#play[data-browsing="1"]')
         assert creator.evaluate(SAME_BOARD, first["svg"])
-        state = act_by_api(pages, server, game_id, rng)
+        state = act_by_api(pages, page_server, game_id, rng)
         creator.wait_for_selector(f'#moves button[data-ply="{state["ply"]}"]')
         assert creator.get_attribute("#play", "data-browsing") == "1"
         assert creator.evaluate(SAME_BOARD, first["svg"])
         creator.keyboard.press("End")
         creator.wait_for_selector('#play[data-browsing=""]')
-        live = state_of(creator, server, game_id)
+        live = state_of(creator, page_server, game_id)
         ready = "true" if live["to_act"] == 0 else "false"
         creator.wait_for_selector(f'#play[data-ply="{live["ply"]}"][data-ready="{ready}"]')
         assert creator.locator("#board [data-place]").count() > 0
 
 
 def test_sounds_tell_a_move_and_your_turn_unless_switched_off(
-    browser: Any, server: LiveServer
+    browser: Any, page_server: LiveServer
 ) -> None:
     """The page sounds when the opponent's action makes it the player's turn; a player
     who switched sounds off hears none, also after a reload."""
-    with two_players(browser, server, "galatjang") as (creator, friend, game_id):
+    with two_players(browser, page_server, "galatjang") as (creator, friend, game_id):
         pages, rng = {0: creator, 1: friend}, random.Random(1)
-        for opened in pages.values():  # no sowing shown seed by seed: the sounds come at once
-            opened.evaluate("localStorage.setItem('boardlab.speed', 'off')")
-            opened.reload()
-        state = state_of(creator, server, game_id)
+        state = state_of(creator, page_server, game_id)
         waiting = pages[1 - state["to_act"]]
-        while state_of(creator, server, game_id)["to_act"] == state["to_act"]:
-            act_by_api(pages, server, game_id, rng)
+        while state_of(creator, page_server, game_id)["to_act"] == state["to_act"]:
+            act_by_api(pages, page_server, game_id, rng)
         wait_until(waiting, "document.getElementById('play').dataset.sound === 'turn'")
         waiting.uncheck("#sounds")
         waiting.reload()
         waiting.wait_for_selector("svg.board")
         assert not waiting.is_checked("#sounds")
-        now = state_of(creator, server, game_id)
+        now = state_of(creator, page_server, game_id)
         other = pages[1 - now["to_act"]]  # whose sounds are on
         other.evaluate("delete document.getElementById('play').dataset.sound")
-        while state_of(creator, server, game_id)["to_act"] == now["to_act"]:
-            act_by_api(pages, server, game_id, rng)
+        while state_of(creator, page_server, game_id)["to_act"] == now["to_act"]:
+            act_by_api(pages, page_server, game_id, rng)
         wait_until(other, "document.getElementById('play').dataset.sound === 'turn'")
-        while state_of(creator, server, game_id)["to_act"] != now["to_act"]:
-            act_by_api(pages, server, game_id, rng)
+        while state_of(creator, page_server, game_id)["to_act"] != now["to_act"]:
+            act_by_api(pages, page_server, game_id, rng)
         waiting.wait_for_selector('#play[data-ready="true"]')
         assert waiting.get_attribute("#play", "data-sound") is None
 
