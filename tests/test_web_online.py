@@ -31,7 +31,7 @@ from boardlab.web.data import HUMAN, StoredGame, Viewer, key_of
 from boardlab.web.deps import redacted
 from boardlab.web.service import GameService
 from boardlab.web.store import Store
-from web_support import SMALL, TESTING, LiveServer, browsers
+from web_support import SMALL, TESTING, LiveServer, alive_process, browsers
 
 
 @pytest.fixture
@@ -807,15 +807,6 @@ def test_the_ai_workers_end_when_the_server_is_killed(tmp_path: Any) -> None:
             time.sleep(0.2)
     finally:
         server.stop()
-
-
-def alive_process(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

@@ -25,7 +25,7 @@ import boardlab
 from boardlab.ai import levels
 from boardlab.web import thinking
 from boardlab.web.queue import QUICK, FairQueue
-from web_support import SMALL, LiveServer
+from web_support import SMALL, LiveServer, alive_process
 
 #: A server's AI processes as LiveServer starts it (``--ai-workers 1``, and one more
 #: the queue keeps for reviews).
@@ -75,15 +75,6 @@ def descendants_of(pid: int) -> set[int]:
     for child in children_of(pid):
         found |= {child, *descendants_of(child)}
     return found
-
-
-def alive_process(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def end_group(server: LiveServer) -> None:

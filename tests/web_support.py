@@ -203,6 +203,15 @@ class LiveServer:
                 self.kill()
 
 
+def alive_process(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 # ---------------------------------------------------------------------- browsers
 def chromium() -> str:
     """Debian's Chromium, for the browser tests (Playwright cannot download its own
