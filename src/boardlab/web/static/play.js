@@ -492,8 +492,8 @@ setInterval(renderClocks, 250);
 
 function renderDraw() {
   // A draw between two people online: offered by one, answered by the other.
-  const mine = state.you.length === 1 ? state.you[0] : null;
-  const live = state.online && mine !== null && !state.outcome && state.open_seat === null;
+  const mine = askingSeat();
+  const live = mine !== null;
   $("draw").hidden = !live || state.draw_offer !== null;
   $("draw").disabled = busy;
   const box = $("draw-offer");
@@ -506,11 +506,18 @@ function renderDraw() {
   $("draw-answer").hidden = !theirs;
 }
 
+function askingSeat() {
+  // The seat this page asks the other player from (a draw, a takeback, the win): a
+  // player's of a game online that goes on with both seated, else null.
+  const mine = state.you.length === 1 ? state.you[0] : null;
+  return state.online && mine !== null && !state.outcome && state.open_seat === null ? mine : null;
+}
+
 function renderClaim() {
   // An opponent online who has left: a minute on (the server's count), the win may be
   // claimed. The page counts down with the server's moment, told when they left.
-  const mine = state.you.length === 1 ? state.you[0] : null;
-  const from = mine === null || state.outcome || !state.online ? null : (state.claim_from || [])[1 - mine];
+  const mine = askingSeat();
+  const from = mine === null ? null : (state.claim_from || [])[1 - mine];
   $("claim").hidden = from === null || from === undefined;
   if ($("claim").hidden) return;
   const wait = Math.ceil((from - Date.now()) / 1000);
@@ -526,8 +533,8 @@ function renderClaim() {
 function renderTakeback() {
   // A takeback between two people online: asked by one who has played, answered by
   // the other.
-  const mine = state.you.length === 1 ? state.you[0] : null;
-  const live = state.online && mine !== null && !state.outcome && state.open_seat === null;
+  const mine = askingSeat();
+  const live = mine !== null;
   const played = state.moves.some((turn) => turn.player === mine);
   $("takeback").hidden = !live || !played || state.takeback_offer !== null;
   $("takeback").disabled = busy || !!moving;
