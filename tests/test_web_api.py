@@ -410,6 +410,12 @@ def test_an_upload_without_a_file_or_a_pasted_record_is_refused(http: Any) -> No
         answer = http.post("/upload", data=form, follow_redirects=False)
         assert answer.status_code == 400
         assert "the pasted record is empty" in answer.text
+    count = len(http.get("/games").text)
+    for pasted in ("hello world", '[Game "chess"]\n1. e4 *\n', '[Game "galatjang"]\n1. s9 *\n'):
+        answer = http.post("/upload", data={"pasted": pasted}, follow_redirects=False)
+        assert answer.status_code == 400, answer.text  # not a server error
+        assert "the pasted record" in answer.text and "Traceback" not in answer.text
+    assert len(http.get("/games").text) == count
 
 
 # ---------------------------------------------------------------------- websockets

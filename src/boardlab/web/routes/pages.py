@@ -219,7 +219,8 @@ async def upload(
         name = clipped(record.filename)
         text = read_upload(await record.read(), name)
     else:
-        text = read_upload(pasted.encode(), _("the pasted record"))
+        name = _("the pasted record")
+        text = read_upload(pasted.encode(), name)
     try:  # a replay of up to ``limits.actions`` actions: beside the event loop
         loaded = await asyncio.to_thread(GameRecord.read, text, most=site.limits.actions)
         site.check_length(loaded.game)
