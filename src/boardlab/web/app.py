@@ -180,11 +180,12 @@ def not_json(why: object) -> str:
 def validation_message(error: RequestValidationError) -> str:
     """FastAPI's list of problems as one sentence."""
     example = BODY_EXAMPLE
-    problems = []
+    problems, in_body = [], False
     for item in error.errors():
         if item.get("type") == "json_invalid":  # the decoder's complaint and the text
             why = item.get("ctx", {}).get("error", "")
             return not_json(f"{why}: {str(error.body)[:40]!r}")
+        in_body = in_body or item.get("loc", ("",))[0] == "body"
         where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
         got = item.get("input")
         shown = (
@@ -193,7 +194,7 @@ def validation_message(error: RequestValidationError) -> str:
             else " " + _("(got {value!r})").format(value=str(got)[:60])
         )
         problems.append(f"{where or 'body'}: {item.get('msg', 'invalid')}{shown}")
-    if any("action" in p or "ply" in p for p in problems):
+    if in_body and any("action" in p or "ply" in p for p in problems):
         return _("bad request: {problems}; expected JSON like {example}").format(
             problems="; ".join(problems), example=example
         )

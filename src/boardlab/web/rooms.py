@@ -35,6 +35,7 @@ from boardlab.core.record import GameRecord
 from boardlab.ui.svg import Drawing, draw
 from boardlab.web import clock
 from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, message_text, online
+from boardlab.web.positions import legal_actions, narration
 
 #: A page watching a game: it is given messages as JSON text (``Room.message``) to send
 #: in order, and raises when it cannot take more (it is too slow, and goes).
@@ -385,27 +386,9 @@ def describe(
     board = game.board_model(position.state)
     outcome = record.outcome()
     last = record.last_turn()
-    marked: list[str] = []
-    notes: list[dict[str, Any]] = []
     first = len(record) - len(last)
-    for ply, (played_from, action) in enumerate(last, first):
-        marked.extend(game.action_parts(played_from.state, action).places)
-        notes.extend(
-            {"ply": ply, "kind": n.kind, "text": str(n), "places": list(n.places), "sows": n.sows}
-            for n in game.narrate(played_from.state, action)
-        )
-    legal = []
-    if outcome is None:
-        for action in position.legal_actions():
-            parts = game.action_parts(position.state, action)
-            legal.append(
-                {
-                    "action": position.action_string(action),
-                    "places": list(parts.places),
-                    "label": parts.label,
-                    "kind": parts.kind,
-                }
-            )
+    marked, notes = narration(last, first)
+    legal = legal_actions(position) if outcome is None else []
     to_act = None if outcome is not None else position.to_act
     drawing = draw(
         game, board, marked, title=f"{game.name}: {position_title(record)}", before=board_before

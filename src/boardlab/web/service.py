@@ -36,7 +36,7 @@ from boardlab.core.errors import (
 from boardlab.core.game import MAX_ACTION_TEXT, Position
 from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord
-from boardlab.web import clock, rooms, thinking
+from boardlab.web import clock, positions, rooms, thinking
 from boardlab.web.data import (
     HUMAN,
     SPECTATOR,
@@ -78,8 +78,8 @@ log = logging.getLogger("boardlab.web")
 
 #: The agent behind hints, as in the terminal.
 HINT_AGENT = "hard"
-#: The agent a review asks.
-REVIEW_AGENT = "hard"
+#: The agent a review asks, and the analysis board.
+REVIEW_AGENT = ANALYSIS_AGENT = "hard"
 #: Seconds before an agent that failed is asked again.
 RETRY_AFTER = 10.0
 #: Seconds a room nobody watches or uses stays in memory, and how often to look.
@@ -867,6 +867,24 @@ class GameService:
             await self._changing(room, self._flag, room)
         if room.timer is None and room.time_left() is not None:
             self._arm(room)  # not yet out (the clock moved meanwhile): look again
+
+    async def analyse(
+        self, game_id: str, options: Sequence[str], text: str | None
+    ) -> dict[str, Any]:
+        """The analysis board's best lines of a position no game stores, searched when
+        the asker's turn in the queue comes; the position is read here first, so that
+        a bad one is refused before it waits."""
+        await asyncio.to_thread(positions.read_position, game_id, options, text)
+        result: dict[str, Any] = await self.queue.run(
+            CLIENT.get(),
+            lane_for(ANALYSIS_AGENT, game_id),
+            thinking.analyse,
+            game_id,
+            list(options),
+            text,
+            ANALYSIS_AGENT,
+        )
+        return result
 
     # ------------------------------------------------------------------ reviews
     async def review(self, game_id: str) -> dict[str, Any]:

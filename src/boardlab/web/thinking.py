@@ -90,6 +90,75 @@ def review(
     return review_record(record, spec).to_dict()
 
 
+#: The lines an analysis shows at once, as lichess's multi-line analysis.
+ANALYSIS_LINES = 3
+#: The length of a line shown: the action and the answers expected to it.
+LINE_LENGTH = 10
+
+
+def analyse(
+    game_id: str,
+    options: Sequence[str],
+    text: str | None,
+    spec: str,
+    seed: int = 0,
+    lines: int = ANALYSIS_LINES,
+) -> dict[str, Any]:
+    """The best ``lines`` actions of the position ``text`` with the line expected after
+    each and its value for the player to act: exact (points) where a solver reaches the
+    position, else the agent's evaluation (-1..1, a line searched afresh after each
+    action that is not its own best)."""
+    from boardlab.ai import make_agent
+    from boardlab.solve import best_line, exact_values
+    from boardlab.web.positions import read_position
+
+    position = read_position(game_id, options, text)
+    game = position.game
+    if position.is_over():
+        return {"exact": False, "lines": [], "player": None}
+    values = exact_values(game, position.state)
+    if values is not None:
+        ranked = sorted(values.items(), key=lambda item: -item[1])[:lines]
+        rest = LINE_LENGTH - 1
+        return {
+            "exact": True,
+            "player": position.to_act,
+            "lines": [
+                {
+                    "action": position.action_string(action),
+                    "value": value,
+                    "line": position.line_strings(
+                        (action, *best_line(game, game.apply(position.state, action), rest))
+                    ),
+                }
+                for action, value in ranked
+            ],
+        }
+    agent = make_agent(spec, seed, game)
+    agent.check(game)
+    choice = getattr(agent, "analyze", agent.choose)(position)
+    rows = sorted(choice.action_values, key=lambda row: (-row[2], -row[1]))[:lines]
+    if not rows:
+        rows = [(choice.action, choice.value or 0.0, 0)]
+    found = []
+    for action, value, _visits in rows:
+        if action == choice.action:
+            line = choice.pv or (action,)
+        else:
+            after = position.play(action)
+            agent.reset()
+            answers = () if after.is_over() else agent.choose(after).pv
+            line = (action, *answers)
+        found.append(
+            {
+                "action": position.action_string(action),
+                "value": value,
+                "line": position.line_strings(line[:LINE_LENGTH]),
+            }
+        )
+    return {"exact": False, "player": position.to_act, "lines": found}
+
+
 #: Actions a review judges in one job: a few seconds with the hard agent, so a long review
 #: takes its turns in the queue beside other work, not one turn of a minute.
 REVIEW_PART = 12

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
 import boardlab
 from boardlab.web import pages
+from boardlab.web import positions as boards
 from boardlab.web.deps import service_of, viewer_of
 
 router = APIRouter(prefix="/api")
@@ -237,3 +238,62 @@ def download(text: str, filename: str, media: str) -> Response:
         media_type=f"{media}; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
+
+
+# ------------------------------------------------------------------ positions no game holds
+#: The position a request about a board asks about, and the rules it is played under.
+PositionText = Annotated[
+    str | None,
+    Query(
+        max_length=boards.MOST_POSITION_CHARACTERS,
+        description="The position string (the game's card says its form); the start if left out.",
+    ),
+]
+OptionWords = Annotated[
+    list[str],
+    Query(
+        max_length=boards.MOST_OPTIONS,
+        description="The game's options, each `NAME=VALUE` (the default rules if none).",
+    ),
+]
+BOARD = refusals(400, switches_language=True)
+
+
+@router.get("/board/{game}", responses=BOARD)
+async def board(
+    game: str,
+    position: PositionText = None,
+    option: OptionWords = [],  # noqa: B006 (FastAPI copies a default)
+) -> dict[str, Any]:
+    """A position no game stores, as a page shows it: the board, the legal actions with
+    the places clicked for each, who acts and what is due. Anyone may ask; nothing is
+    kept."""
+    return await asyncio.to_thread(boards.played, game, option, position, ())
+
+
+@router.get("/board/{game}/play", responses=BOARD)
+async def board_play(
+    game: str,
+    position: PositionText = None,
+    option: OptionWords = [],  # noqa: B006
+    action: Annotated[
+        list[str],
+        Query(max_length=boards.MOST_ACTIONS, description="The actions to play, in order."),
+    ] = [],  # noqa: B006
+) -> dict[str, Any]:
+    """The position after ``action``s played from ``position``, those actions marked and
+    narrated (an illegal one is refused, the legal ones named)."""
+    return await asyncio.to_thread(boards.played, game, option, position, action)
+
+
+@router.get("/board/{game}/analysis", responses=refusals(400, 429, switches_language=True))
+async def board_analysis(
+    request: Request,
+    game: str,
+    position: PositionText = None,
+    option: OptionWords = [],  # noqa: B006
+) -> dict[str, Any]:
+    """The AI's best three actions in ``position`` with the line expected after each and
+    its value for the player to act: ``exact`` points where a solver reaches the
+    position, else the evaluation (-1 to 1). A search: it waits for the asker's turn."""
+    return await service_of(request).analyse(game, option, position)
