@@ -16,6 +16,8 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from boardlab.core.board import ActionParts, Board, Note
+from boardlab.core.editing import SWITCH as SWITCH
+from boardlab.core.editing import EditTool as EditTool
 from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.i18n import N_, _, noun, pgettext
 from boardlab.core.options import OptionSchema, OptionValue
@@ -216,6 +218,84 @@ class Game(ABC, Generic[State]):
     @abstractmethod
     def due(self, state: State) -> str:
         """What the player to act must do, in a few words (``swim or jump``)."""
+
+    # ------------------------------------------------------------------ position editor
+    def edit_tools(self) -> tuple[EditTool, ...]:
+        """The palette of the position editor (an analysis board sets up any position
+        with it); empty for a game without an editor."""
+        return ()
+
+    def edit(self, text: str, tool: str, place: str | None = None) -> str:
+        """The position string ``text`` changed by ``tool`` at ``place`` (a place's name in
+        the board model), NOT checked against the rules: a position being set up passes
+        through impossible ones, and the parser judges the finished string. Raises
+        InvalidNotationError for a string that cannot be read at all, an unknown tool, or
+        a place the tool does not change."""
+        tools = self.edit_tools()
+        chosen = next((t for t in tools if t.id == tool), None)
+        if chosen is None:
+            if not tools:
+                raise InvalidNotationError(
+                    _(
+                        "{game} has no position editor: no tool {tool!r} for position {text!r}"
+                    ).format(game=self.id, tool=clipped(tool), text=clipped(text))
+                )
+            raise InvalidNotationError(
+                _(
+                    "unknown edit tool {tool!r} for {game} position {text!r}: the tools are {tools}"
+                ).format(
+                    tool=clipped(tool),
+                    game=self.id,
+                    text=clipped(text),
+                    tools=", ".join(t.id for t in tools),
+                )
+            )
+        places = [name for name, kind in self.edit_places(text).items() if kind in chosen.kinds]
+        if not chosen.kinds and place is not None:
+            raise InvalidNotationError(
+                _(
+                    "edit tool {tool!r} changes the whole {game} position {text!r} "
+                    "and takes no place, not {place!r}"
+                ).format(tool=tool, game=self.id, text=clipped(text), place=clipped(place))
+            )
+        if chosen.kinds and place is None:
+            raise InvalidNotationError(
+                _(
+                    "edit tool {tool!r} needs a place ({kinds}) of {game} position {text!r}: "
+                    "one of {places}"
+                ).format(
+                    tool=tool,
+                    kinds=", ".join(chosen.kinds),
+                    game=self.id,
+                    text=clipped(text),
+                    places=", ".join(places),
+                )
+            )
+        if chosen.kinds and place not in places:
+            raise InvalidNotationError(
+                _(
+                    "edit tool {tool!r} changes a place ({kinds}) of {game} position {text!r}, "
+                    "not {place!r}: the places are {places}"
+                ).format(
+                    tool=tool,
+                    kinds=", ".join(chosen.kinds),
+                    game=self.id,
+                    text=clipped(text),
+                    place=clipped(place),
+                    places=", ".join(places),
+                )
+            )
+        return self.apply_edit(text, chosen, place)
+
+    def edit_places(self, text: str) -> Mapping[str, str]:
+        """The places of the board ``text`` shows, name to kind, read without the rules
+        (an impossible position has them too); InvalidNotationError if ``text`` cannot be
+        read. A game with edit tools implements it."""
+        raise NotImplementedError(f"{self.id} declares edit tools but no edit_places")
+
+    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
+        """``Game.edit`` once the tool and the place are checked: the string surgery."""
+        raise NotImplementedError(f"{self.id} declares edit tools but no apply_edit")
 
     def narrate(self, state: State, action: int) -> list[Note]:
         """What a legal ``action`` does, as notes a renderer turns into sentences; a game

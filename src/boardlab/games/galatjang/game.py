@@ -6,6 +6,7 @@ from types import MappingProxyType
 from typing import Any
 
 from boardlab.core.board import ActionParts, Board, Note
+from boardlab.core.editing import SWITCH, EditTool
 from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
@@ -29,6 +30,31 @@ SIDES = ("s", "n")
 MAX_PITS = 16
 #: The pits of a row on the default board (the kernel folds this number into its code).
 DEFAULT_PITS = 6
+#: The most seeds a pit or a store of a position string may hold.
+MOST_SEEDS = 9999
+
+
+def read_pits(rows: str, text: str, most: int = 10**9) -> list[list[int]]:
+    """South's and North's pits in the SOUTH/NORTH field of ``text``: seeds from 0 to
+    ``most`` (the editor reads any count: the parser judges them), or BLOCKED."""
+    halves = [half.split(",") for half in rows.split("/")]
+    if len(halves) != 2 or len(halves[0]) != len(halves[1]) or len(halves[0]) > MAX_PITS:
+        raise InvalidNotationError(
+            _(
+                "malformed SOUTH/NORTH {rows!r} in position string {text!r}: expected the "
+                "pits s1.. and n1.. comma-separated, south/north, the same number on each "
+                "side (at most {most}), x for a blocked pit"
+            ).format(rows=clipped(rows), text=clipped(text), most=MAX_PITS)
+        )
+    return [
+        [BLOCKED if cell == "x" else read_int(cell, "pit", text, 0, most) for cell in half]
+        for half in halves
+    ]
+
+
+def pits_text(pits: list[int]) -> str:
+    """A row of the SOUTH/NORTH field: seeds, or x for a blocked pit."""
+    return ",".join("x" if n == BLOCKED else str(n) for n in pits)
 
 
 #: The words of the players and of the ends inside messages, as data spells them
@@ -39,6 +65,18 @@ WORDS = (
     Np_("reason", "no_seeds"),
     Np_("reason", "turn_cap"),
     Np_("reason", "cannot_fill"),
+)
+
+
+#: The position editor's palette: a seed added to or removed from a pit or a store, a
+#: pit blocked or unblocked (from round 2 on, a pit its owner could not fill), and the
+#: player to act. The round and the turns keep their values.
+SEED = present.pit_place("s1", SOUTH, 1, 1, 1).pieces[0]
+EDIT_TOOLS = (
+    EditTool("add-seed", N_("Add a seed"), ("pit", "store"), "add", SEED),
+    EditTool("remove-seed", N_("Remove a seed"), ("pit", "store"), "remove", SEED),
+    EditTool("block", N_("Block or unblock a pit"), ("pit",), "block"),
+    SWITCH,
 )
 
 
@@ -263,8 +301,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         pits = pit_count(state)
 
         def row(side: int) -> str:
-            cells = (state.ring[k] for k in rules.own_pits(pits, side))
-            return ",".join("x" if n == BLOCKED else str(n) for n in cells)
+            return pits_text([state.ring[k] for k in rules.own_pits(pits, side)])
 
         south, north = self.points(state)
         return (
@@ -274,20 +311,8 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
 
     def parse_state(self, text: str) -> GalatjangState:
         rows, stores, side, round_, turns = split_fields(text, FIELDS, "galatjang")
-        halves = [half.split(",") for half in rows.split("/")]
-        if len(halves) != 2 or len(halves[0]) != len(halves[1]) or len(halves[0]) > MAX_PITS:
-            raise InvalidNotationError(
-                _(
-                    "malformed SOUTH/NORTH {rows!r} in position string {text!r}: expected the "
-                    "pits s1.. and n1.. comma-separated, south/north, the same number on each "
-                    "side (at most {most}), x for a blocked pit"
-                ).format(rows=clipped(rows), text=clipped(text), most=MAX_PITS)
-            )
-        south, north = (
-            [BLOCKED if cell == "x" else read_int(cell, "pit", text, 0, 9999) for cell in half]
-            for half in halves
-        )
-        south_store, north_store = read_pair(stores, "STORES", text, high=9999)
+        south, north = read_pits(rows, text, MOST_SEEDS)
+        south_store, north_store = read_pair(stores, "STORES", text, high=MOST_SEEDS)
         state = GalatjangState(
             ring=(*south, south_store, *north, north_store),
             side=read_choice(side, "SIDE", text, SIDES),
@@ -325,6 +350,49 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
                 ).format(text=clipped(text), round=state.round, next=state.round + 1)
             )
         return state
+
+    # ------------------------------------------------------------------ position editor
+    def edit_tools(self) -> tuple[EditTool, ...]:
+        return EDIT_TOOLS
+
+    def edit_places(self, text: str) -> dict[str, str]:
+        pits = len(self._edit_fields(text)[1][0])
+        places: dict[str, str] = {}
+        for side, letter in enumerate(SIDES):
+            places.update((f"{letter}{pit + 1}", "pit") for pit in range(pits))
+            places[present.STORES[side]] = "store"
+        return places
+
+    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
+        """A blocked pit holds no seed: adding or removing one leaves it blocked. Blocking
+        a pit drops its seeds; unblocking leaves it empty."""
+        fields, rows, stores = self._edit_fields(text)
+        if tool.effect == "switch":
+            fields[2] = SIDES[1 - SIDES.index(fields[2])]
+            return " ".join(fields)
+        assert place is not None
+        if place in present.STORES:
+            cells, index = stores, present.STORES.index(place)
+        else:
+            cells, index = rows[SIDES.index(place[0])], int(place[1:]) - 1
+        seeds = cells[index]
+        if tool.effect == "block":
+            cells[index] = 0 if seeds == BLOCKED else BLOCKED
+        elif seeds != BLOCKED:
+            cells[index] = seeds + 1 if tool.effect == "add" else max(0, seeds - 1)
+        fields[0] = "/".join(pits_text(row) for row in rows)
+        fields[1] = "/".join(map(str, stores))
+        return " ".join(fields)
+
+    def _edit_fields(self, text: str) -> tuple[list[str], list[list[int]], list[int]]:
+        """The fields of ``text``, both rows of pits and both stores, as the editor reads
+        them: any count (the parser judges them), a readable side; the round and the
+        turns are kept as they are."""
+        fields = split_fields(text, FIELDS, "galatjang")
+        rows = read_pits(fields[0], text)
+        stores = list(read_pair(fields[1], "STORES", text))
+        read_choice(fields[2], "SIDE", text, SIDES)
+        return fields, rows, stores
 
     # ------------------------------------------------------------------ action strings
     def format_action(self, state: GalatjangState, action: int) -> str:

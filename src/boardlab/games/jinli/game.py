@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from boardlab.core.board import ActionParts, Board, Note
+from boardlab.core.editing import SWITCH, EditTool
 from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
 from boardlab.core.game import Feature, Game, Outcome
@@ -56,6 +57,59 @@ def square_index(name: str) -> int:
     return (int(name[1]) - 1) * SIZE + "abcdefg".index(name[0])
 
 
+def board_text(letters: list[str]) -> str:
+    """The BOARD field of the squares' letters (R, Y, o, or empty), square by square."""
+    ranks = []
+    for rank in range(SIZE - 1, -1, -1):
+        text, run = "", 0
+        for letter in letters[rank * SIZE : rank * SIZE + SIZE]:
+            if not letter:
+                run += 1
+                continue
+            text += (str(run) if run else "") + letter
+            run = 0
+        ranks.append(text + (str(run) if run else ""))
+    return "/".join(ranks)
+
+
+def read_squares(board: str, text: str) -> list[str]:
+    """The letter of every square (R, Y, o, or empty) of the BOARD field of ``text``,
+    square by square, whatever the rules say of them (the editor reads impossible
+    boards too); InvalidNotationError if it is not 7 ranks of 7 squares."""
+    letters = [""] * SQUARES
+    ranks = board.split("/")
+    if len(ranks) != SIZE:
+        raise InvalidNotationError(
+            _(
+                "malformed BOARD {board!r} in position string {text!r}: "
+                "expected 7 ranks separated by '/'"
+            ).format(board=board, text=clipped(text))
+        )
+    for row, rank_text in enumerate(ranks):
+        rank, file = SIZE - 1 - row, 0
+        for char in rank_text:
+            if char in "1234567":
+                file += int(char)
+                continue
+            if char not in "RYo" or file >= SIZE:
+                raise InvalidNotationError(
+                    _(
+                        "malformed rank {rank} {rank_text!r} in position string {text!r}: "
+                        "expected R, Y, o and digits 1-7 for empty squares, 7 squares a rank"
+                    ).format(rank=rank + 1, rank_text=rank_text, text=clipped(text))
+                )
+            letters[rank * SIZE + file] = char
+            file += 1
+        if file != SIZE:
+            raise InvalidNotationError(
+                _(
+                    "malformed rank {rank} {rank_text!r} in position string {text!r}: "
+                    "it covers {file} squares, expected 7"
+                ).format(rank=rank + 1, rank_text=rank_text, text=clipped(text), file=file)
+            )
+    return letters
+
+
 #: The words of the players and of the ends inside messages, as data spells them
 #: (``Game.side_word``, ``Game.end_word`` translate them).
 WORDS = (
@@ -66,6 +120,29 @@ WORDS = (
     Np_("reason", "turn_cap"),
     Np_("reason", "no_moves"),
 )
+
+
+#: The position editor's palette: what a player sets up on the pond (a koi of either
+#: player, a stone, an empty square) and the player to act. Supplies, scores, phase,
+#: passes and turns keep their values: they are counts a board does not show.
+EDIT_TOOLS = (
+    EditTool("red-koi", N_("Red koi"), ("square",), "put", present.square_place(0, RED).pieces[0]),
+    EditTool(
+        "yellow-koi",
+        N_("Yellow koi"),
+        ("square",),
+        "put",
+        present.square_place(0, YELLOW).pieces[0],
+    ),
+    EditTool(
+        "stone", N_("Stone"), ("square",), "put", present.square_place(0, present.STONE).pieces[0]
+    ),
+    EditTool("clear", N_("Clear a square"), ("square",), "clear"),
+    SWITCH,
+)
+#: The letter each tool writes on a square of the BOARD field.
+EDIT_LETTERS = {"red-koi": "R", "yellow-koi": "Y", "stone": "o", "clear": ""}
+EDIT_PLACES = MappingProxyType({square_name(square): "square" for square in range(SQUARES)})
 
 
 @register
@@ -237,19 +314,9 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
 
     # ------------------------------------------------------------------ position strings
     def format_state(self, state: JinLiState) -> str:
-        ranks = []
-        for rank in range(SIZE - 1, -1, -1):
-            text, run = "", 0
-            for file in range(SIZE):
-                piece = piece_at(state, rank * SIZE + file, "")
-                if not piece:
-                    run += 1
-                    continue
-                text += (str(run) if run else "") + piece
-                run = 0
-            ranks.append(text + (str(run) if run else ""))
+        board = board_text([piece_at(state, square, "") for square in range(SQUARES)])
         return (
-            f"{'/'.join(ranks)} {SIDES[state.side]} {PHASES[state.phase]} "
+            f"{board} {SIDES[state.side]} {PHASES[state.phase]} "
             f"{state.supply[0]}/{state.supply[1]} {state.score[0]}/{state.score[1]} "
             f"{state.passes} {state.turns}"
         )
@@ -257,40 +324,11 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
     def parse_state(self, text: str) -> JinLiState:
         board, side, phase, stones, scores, passes, turns = split_fields(text, FIELDS, "jinli")
         koi, rocks = [0, 0], 0
-        ranks = board.split("/")
-        if len(ranks) != SIZE:
-            raise InvalidNotationError(
-                _(
-                    "malformed BOARD {board!r} in position string {text!r}: "
-                    "expected 7 ranks separated by '/'"
-                ).format(board=board, text=clipped(text))
-            )
-        for row, rank_text in enumerate(ranks):
-            rank, file = SIZE - 1 - row, 0
-            for char in rank_text:
-                if char in "1234567":
-                    file += int(char)
-                    continue
-                if char not in "RYo" or file >= SIZE:
-                    raise InvalidNotationError(
-                        _(
-                            "malformed rank {rank} {rank_text!r} in position string {text!r}: "
-                            "expected R, Y, o and digits 1-7 for empty squares, 7 squares a rank"
-                        ).format(rank=rank + 1, rank_text=rank_text, text=clipped(text))
-                    )
-                bit = 1 << (rank * SIZE + file)
-                if char == "o":
-                    rocks |= bit
-                else:
-                    koi["RY".index(char)] |= bit
-                file += 1
-            if file != SIZE:
-                raise InvalidNotationError(
-                    _(
-                        "malformed rank {rank} {rank_text!r} in position string {text!r}: "
-                        "it covers {file} squares, expected 7"
-                    ).format(rank=rank + 1, rank_text=rank_text, text=clipped(text), file=file)
-                )
+        for square, letter in enumerate(read_squares(board, text)):
+            if letter == "o":
+                rocks |= 1 << square
+            elif letter:
+                koi["RY".index(letter)] |= 1 << square
         state = JinLiState(
             koi=(koi[0], koi[1]),
             stones=rocks,
@@ -381,6 +419,31 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                 ).format(text=clipped(text))
             )
         return state
+
+    # ------------------------------------------------------------------ position editor
+    def edit_tools(self) -> tuple[EditTool, ...]:
+        return EDIT_TOOLS
+
+    def edit_places(self, text: str) -> MappingProxyType[str, str]:
+        self._edit_fields(text)
+        return EDIT_PLACES
+
+    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
+        fields, letters = self._edit_fields(text)
+        if tool.effect == "switch":
+            fields[1] = SIDES[1 - SIDES.index(fields[1])]
+        else:
+            assert place is not None
+            letters[square_index(place)] = EDIT_LETTERS[tool.id]
+            fields[0] = board_text(letters)
+        return " ".join(fields)
+
+    def _edit_fields(self, text: str) -> tuple[list[str], list[str]]:
+        """The fields of ``text`` and the letters of its squares, as the editor reads them:
+        the board and the side must be readable, the other fields are kept as they are."""
+        fields = split_fields(text, FIELDS, "jinli")
+        read_choice(fields[1], "SIDE", text, SIDES)
+        return fields, read_squares(fields[0], text)
 
     # ------------------------------------------------------------------ action strings
     def format_action(self, state: JinLiState, action: int) -> str:

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from boardlab.core.board import ActionParts, Board, Note
+from boardlab.core.editing import SWITCH, EditTool
 from boardlab.core.errors import InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, split_fields
 from boardlab.core.game import Feature, Game, Outcome
@@ -39,6 +40,20 @@ MOVE = re.compile(r"(o?)([0-7])-([0-7])")
 ZONE_LABELS = {0: N_("black start / red goal"), ROWS - 1: N_("red start / black goal")}
 
 
+def read_rows(rows: str, text: str, most: int = 10**9) -> list[list[int]]:
+    """Both sides' counts of rows 0-7 in the BLACK/RED field of ``text``, each from 0 to
+    ``most`` (the editor reads any count: the parser judges them)."""
+    counts = [half.split(",") for half in rows.split("/")]
+    if len(counts) != 2 or any(len(c) != ROWS for c in counts):
+        raise InvalidNotationError(
+            _(
+                "malformed BLACK/RED {rows!r} in position string {text!r}: expected the "
+                "counts of rows 0-7 for each side, comma-separated, black/red"
+            ).format(rows=clipped(rows), text=clipped(text))
+        )
+    return [[read_int(n, N_("row count"), text, 0, most) for n in c] for c in counts]
+
+
 #: The words of the players and of the ends inside messages, as data spells them
 #: (``Game.side_word``, ``Game.end_word`` translate them).
 WORDS = (
@@ -48,6 +63,34 @@ WORDS = (
     Np_("reason", "passes"),
     Np_("reason", "turn_cap"),
 )
+
+
+#: The position editor's palette: a piece of either player added to or removed from a
+#: row, and the player to act. The phase, passes and turns keep their values.
+EDIT_TOOLS = (
+    EditTool(
+        "add-black", N_("Add a black piece"), ("row",), "add", present.row_place(0, 1, 0).pieces[0]
+    ),
+    EditTool(
+        "remove-black",
+        N_("Remove a black piece"),
+        ("row",),
+        "remove",
+        present.row_place(0, 1, 0).pieces[0],
+    ),
+    EditTool(
+        "add-red", N_("Add a red piece"), ("row",), "add", present.row_place(0, 0, 1).pieces[0]
+    ),
+    EditTool(
+        "remove-red",
+        N_("Remove a red piece"),
+        ("row",),
+        "remove",
+        present.row_place(0, 0, 1).pieces[0],
+    ),
+    SWITCH,
+)
+EDIT_PLACES = MappingProxyType({str(row): "row" for row in range(ROWS)})
 
 
 @register
@@ -228,16 +271,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
 
     def parse_state(self, text: str) -> LinjaState:
         rows, side, phase, passes, turns = split_fields(text, FIELDS, "linja")
-        halves = rows.split("/")
-        counts = [c.split(",") for c in halves]
-        if len(halves) != 2 or any(len(c) != ROWS for c in counts):
-            raise InvalidNotationError(
-                _(
-                    "malformed BLACK/RED {rows!r} in position string {text!r}: expected the "
-                    "counts of rows 0-7 for each side, comma-separated, black/red"
-                ).format(rows=clipped(rows), text=clipped(text))
-            )
-        black, red = (tuple(read_int(n, N_("row count"), text, 0, 12) for n in c) for c in counts)
+        black, red = (tuple(counts) for counts in read_rows(rows, text, PIECES))
         match = PHASE.fullmatch(phase)
         if not match:
             raise InvalidNotationError(
@@ -331,6 +365,33 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
                     for a in rules.legal_actions(state, self.rules)
                 )
         return frozenset(seen)
+
+    # ------------------------------------------------------------------ position editor
+    def edit_tools(self) -> tuple[EditTool, ...]:
+        return EDIT_TOOLS
+
+    def edit_places(self, text: str) -> MappingProxyType[str, str]:
+        self._edit_fields(text)
+        return EDIT_PLACES
+
+    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
+        fields, counts = self._edit_fields(text)
+        if tool.effect == "switch":
+            fields[1] = SIDES[1 - SIDES.index(fields[1])]
+            return " ".join(fields)
+        assert place is not None and tool.piece is not None and tool.piece.owner is not None
+        row, here = counts[tool.piece.owner], int(place)
+        row[here] = row[here] + 1 if tool.effect == "add" else max(0, row[here] - 1)
+        fields[0] = "/".join(",".join(map(str, side)) for side in counts)
+        return " ".join(fields)
+
+    def _edit_fields(self, text: str) -> tuple[list[str], list[list[int]]]:
+        """The fields of ``text`` and both sides' counts row by row, as the editor reads
+        them: any count (the parser judges the total), a readable side; the other fields
+        are kept as they are."""
+        fields = split_fields(text, FIELDS, "linja")
+        read_choice(fields[1], "SIDE", text, SIDES)
+        return fields, read_rows(fields[0], text)
 
     # ------------------------------------------------------------------ action strings
     def format_action(self, state: LinjaState, action: int) -> str:
