@@ -55,7 +55,10 @@ def walk(position: Position[Any], steps: tuple[Step, ...]) -> None:
     if not steps:
         return
     step, rest = steps[0], steps[1:]
-    assert not position.is_over(), position.position_string()
+    text = position.position_string()
+    assert not position.is_over(), text
+    # a page holds the position as its string, and the server reads it back
+    assert position.game.from_position_string(text) == position, text
     legal = position.legal_action_strings()
     accepted = step.accept or tuple(legal)
     for text in accepted:
@@ -66,6 +69,8 @@ def walk(position: Position[Any], steps: tuple[Step, ...]) -> None:
         after = position.play(action)
         for reply in step.reply:
             after = after.play(reply)
+        shown = after.position_string()
+        assert after.game.from_position_string(shown) == after, shown
         walk(after, rest)
     if step.accept and len(accepted) < len(legal):
         assert step.wrong, f"a step accepting {accepted} must say why other actions are not asked"

@@ -28,10 +28,12 @@ from boardlab.core.game import Game
 from boardlab.core.i18n import _, counted, language, ngettext, pgettext
 from boardlab.core.options import Option, OptionValue
 from boardlab.core.record import GameRecord, RecordError
+from boardlab.lessons import lesson, lessons, words
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
-from boardlab.web.data import StoredGame
+from boardlab.web.data import NotFound, StoredGame
 from boardlab.web.language import format_number, format_when
+from boardlab.web.positions import view
 
 log = logging.getLogger("boardlab.web")
 
@@ -699,3 +701,58 @@ def how_to_diagrams(game_id: str, lang: str = "en") -> list[Diagram]:
     """Every diagram of a game's how-to text in ``lang``."""
     text, _language = own_text(boardlab.new_game(game_id), "howto", lang)
     return [Diagram.read(block) for block in BOARD_BLOCK.findall(text)]
+
+
+# ---------------------------------------------------------------------- learning
+def learning() -> list[dict[str, Any]]:
+    """Every game's way in, as the learn page lists it: how to play, its lessons in
+    order (their titles in the reader's language) and the complete rules."""
+    lang = language()
+    return [
+        {
+            "id": game_id,
+            "name": boardlab.new_game(game_id).name,
+            "summary": _(boardlab.new_game(game_id).summary),
+            "lessons": [
+                {"id": k.id, "number": k.number, "title": words(k.title, lang)}
+                for k in lessons(game_id)
+            ],
+        }
+        for game_id in boardlab.game_ids()
+    ]
+
+
+def lesson_page(game_id: str, lesson_id: str) -> dict[str, Any]:
+    """What a lesson's page needs, in the reader's language: its words, its steps (the
+    actions each accepts, the other side's reply), the board it starts from, and where
+    the next lesson is. A game or lesson that does not exist is a NotFound."""
+    found = lesson(game_id, lesson_id) if game_id in boardlab.game_ids() else None
+    if found is None:
+        raise NotFound(
+            _("no lesson {lesson!r} of {game!r}").format(
+                lesson=clipped(lesson_id, 40), game=clipped(game_id, 40)
+            )
+        )
+    lang = language()
+    every = lessons(game_id)
+    after = every[found.number] if found.number < len(every) else None
+    return {
+        "game": game_id,
+        "id": found.id,
+        "number": found.number,
+        "count": len(every),
+        "title": words(found.title, lang),
+        "intro": words(found.intro, lang),
+        "steps": [
+            {
+                "ask": words(step.ask, lang),
+                "explain": words(step.explain, lang),
+                "wrong": words(step.wrong, lang),
+                "accept": list(step.accept),
+                "reply": list(step.reply),
+            }
+            for step in found.steps
+        ],
+        "start": view(found.start(game_id)),
+        "next": None if after is None else {"id": after.id, "title": words(after.title, lang)},
+    }

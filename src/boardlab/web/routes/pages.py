@@ -201,6 +201,21 @@ async def card_page(request: Request, kind: str) -> Response:
     return page(request, "rules.html", rules=pages.rules(kind), howto=pages.how_to(kind))
 
 
+@router.get("/learn", response_class=HTMLResponse)
+async def learn_page(request: Request) -> Response:
+    """Every game's way in: how to play, the lessons (the ones done marked by the
+    browser, which keeps them) and the complete rules."""
+    return page(request, "learn.html", learning=await asyncio.to_thread(pages.learning))
+
+
+@router.get("/learn/{kind}/{lesson_id}", response_class=HTMLResponse)
+async def lesson_page(request: Request, kind: str, lesson_id: str) -> Response:
+    """One lesson: a prepared position, what to do there, and why; played on the
+    board by the page, every action read by the server (``/api/board``)."""
+    lesson = await asyncio.to_thread(pages.lesson_page, kind, lesson_id)
+    return page(request, "lesson.html", lesson=lesson)
+
+
 @router.get("/games", response_class=HTMLResponse)
 async def my_games(request: Request) -> Response:
     mine = await asyncio.to_thread(site_of(request).store.games_of, browser_id(request))

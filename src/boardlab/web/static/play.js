@@ -2,35 +2,25 @@
 // legal actions (the places a person clicks for each), kept live over a WebSocket.
 // Every action goes to the server, which checks it, stores it and only then answers.
 
+import { Board, keepSpeed } from "./board.js";
 import { _, ngettext, number } from "./i18n.js";
 
 const root = document.getElementById("play");
 const gameId = root.dataset.id;
 let state = JSON.parse(document.getElementById("state").textContent);
-let selected = []; // the places clicked so far in this action
 let busy = false; // a request is on its way
 let hint = null;
 let animating = Promise.resolve();
-let moving = null; // a move being shown place by place: { note, skip }
 let browsing = null; // an earlier position on show instead of the game's: { ply, board }
 let clears = null; // what makes the message shown go: "state" (a newer one), "connection"
 let socket = null; // the live connection, which also carries the chat
 let chat = []; // the lines of chat so far, in order
 
 const $ = (id) => document.getElementById(id);
-const SVG = "http://www.w3.org/2000/svg";
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const title = document.title;
-
-// How fast a move is shown, place by place (a factor of the pauses; 0: at once). The
-// player's choice is kept in the browser.
-const SPEEDS = { off: 0, fast: 0.35, normal: 1 };
-let speed = SPEEDS[localStorage.getItem("boardlab.speed")] !== undefined ? localStorage.getItem("boardlab.speed") : "normal";
-$("speed").value = speed;
-$("speed").addEventListener("change", () => {
-  speed = $("speed").value;
-  localStorage.setItem("boardlab.speed", speed);
-});
+keepSpeed($("speed"));
+// The board, clicked: an action found is played; a click that is none is told why.
+const board = new Board($("board"), { play: (action) => play(action), say: (text) => say(text, text ? "error" : "info"), changed: () => render() });
 // A player as the page shows it (the players' ids are data; their names are words).
 const nameOf = (player) => state.seats[player].name;
 
@@ -97,7 +87,7 @@ async function reload() {
 }
 
 async function play(action) {
-  selected = [];
+  board.selected = [];
   hint = null;
   say("");
   const data = await send("play", { action, ply: state.ply });
@@ -301,10 +291,10 @@ function show(next) {
     const wasMine = mine(state).you_act; // (the state in the page as first drawn says it for anyone)
     const notes = fresh ? next.last.notes.filter((n) => n.ply >= state.ply) : [];
     if (next.ply !== state.ply) {
-      selected = [];
+      board.selected = [];
       hint = null;
     }
-    if (notes.some((n) => n.places.length) && !browsing) await animate(notes);
+    if (!browsing) await board.animate(notes, () => render());
     if (fresh) sound(notes.some((n) => n.kind === "capture") ? "capture" : "move");
     // The player who offered a draw learns when it was declined (not when a move voided it).
     const declined = (offer) => you.includes(state[offer]) && next[offer] === null && next.ply === state.ply && !next.outcome;
@@ -323,54 +313,18 @@ function show(next) {
   return animating;
 }
 
-async function animate(notes) {
-  // The pieces move on the board still shown: each place a note names lights up in
-  // turn; a sowing lifts the seeds of its first place and drops them one by one. The
-  // board is not drawn again meanwhile, nor clicked: a click skips to the end.
-  const pace = SPEEDS[speed];
-  if (!pace) return;
-  const board = $("board");
-  moving = { note: notes[0], skip: false };
-  render();
-  try {
-    for (const note of notes) {
-      moving.note = note;
-      renderStatus();
-      for (const [k, name] of note.places.entries()) {
-        if (moving.skip) return;
-        const place = board.querySelector(`[data-place="${CSS.escape(name)}"]`);
-        if (!place) continue;
-        const count = place.querySelector("text.count");
-        if (note.sows && count) {
-          const now = parseInt(count.textContent, 10) || 0;
-          count.textContent = k === 0 ? "0" : String(now + 1);
-        }
-        place.classList.add("trail");
-        await sleep((note.sows ? 140 : 260) * pace);
-        place.classList.remove("trail");
-      }
-    }
-  } finally {
-    moving = null;
-  }
-}
-
 function render() {
   // The ply and whether the page waits for someone are in the page for tests and tools.
   root.dataset.ply = state.ply;
-  root.dataset.ready = String(state.you_act && !busy && !moving && !browsing);
+  root.dataset.ready = String(state.you_act && !busy && !board.moving && !browsing);
   root.dataset.browsing = browsing ? String(browsing.ply) : "";
   document.title = state.you_act && !state.outcome ? "● " + _("Your turn") + " · " + title : title;
-  if (!moving) {
-    // The board is drawn afresh; a keyboard player keeps their place in it (or, while
-    // nothing can be clicked, the board keeps the focus until something can).
-    const board = $("board");
-    const focused = board.contains(document.activeElement);
-    const place = document.activeElement?.closest?.("#board [data-place]")?.dataset.place;
-    board.innerHTML = browsing ? browsing.board.svg : state.svg;
-    if (!browsing) decorate();
-    if (focused) refocus(place);
-  }
+  board.legal = browsing ? [] : state.legal;
+  board.live = state.you_act && !busy && !browsing;
+  board.player = state.to_act === null ? "" : nameOf(state.to_act);
+  board.due = state.due;
+  board.hinted = (hint && hint.places) || [];
+  if (!board.moving) board.draw(browsing ? browsing.board.svg : state.svg);
   renderStatus();
   renderPlayers();
   renderButtons();
@@ -391,7 +345,7 @@ function render() {
   $("undo").disabled = busy || !state.can_undo;
   $("hint-button").disabled = busy || !state.you_act;
   $("resign").disabled = busy || state.outcome !== null || !state.seats.some((s) => s.human);
-  $("typed-action").disabled = !state.you_act || !!moving || !!browsing;
+  $("typed-action").disabled = !state.you_act || !!board.moving || !!browsing;
 }
 
 function renderStatus() {
@@ -409,15 +363,15 @@ function renderStatus() {
     status.append(" ", live);
     return;
   }
-  if (moving) {
+  if (board.moving) {
     // What the board shows now, and a way past it.
-    status.textContent = moving.note.text;
+    status.textContent = board.moving.note.text;
     const skip = document.createElement("button");
     skip.type = "button";
     skip.className = "quiet skip";
     skip.id = "skip";
     skip.textContent = _("Skip");
-    skip.onclick = () => moving && (moving.skip = true);
+    skip.onclick = () => board.skip();
     status.append(" ", skip);
     return;
   }
@@ -462,7 +416,7 @@ function renderStatus() {
   due.id = "due";
   due.textContent = state.due;
   status.append(dot(state.colours[state.to_act]), `${whose}:`, due);
-  if (selected.length) status.append(` — ${selected.join(" → ")} …`);
+  if (board.selected.length) status.append(` — ${board.selected.join(" → ")} …`);
 }
 
 // The clocks: the server's count when the state came, the player to act's running down
@@ -537,7 +491,7 @@ function renderTakeback() {
   const live = mine !== null;
   const played = state.moves.some((turn) => turn.player === mine);
   $("takeback").hidden = !live || !played || state.takeback_offer !== null;
-  $("takeback").disabled = busy || !!moving;
+  $("takeback").disabled = busy || !!board.moving;
   const box = $("takeback-offer");
   box.hidden = !live || state.takeback_offer === null;
   if (box.hidden) return;
@@ -606,19 +560,7 @@ function renderPlayers() {
 }
 
 function renderButtons() {
-  // Actions without places (a pass, a bonus declined) are buttons.
-  const box = $("buttons");
-  box.innerHTML = "";
-  if (!state.you_act) return;
-  for (const action of state.legal.filter((a) => a.places.length === 0)) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = action.label || action.action;
-    button.dataset.action = action.action;
-    button.disabled = busy;
-    button.onclick = () => play(action.action);
-    box.append(button);
-  }
+  board.buttons($("buttons"), state.you_act && !browsing, busy);
 }
 
 function renderMoves() {
@@ -672,128 +614,6 @@ function renderHint() {
     line: hint.line.join(" "),
   });
 }
-
-// ------------------------------------------------------------------ clicks
-function startsWith(places, prefix) {
-  return prefix.every((p, k) => places[k] === p);
-}
-
-function candidates(prefix) {
-  return state.legal.filter((a) => a.places.length >= prefix.length && startsWith(a.places, prefix));
-}
-
-function decorate() {
-  // Mark what can be clicked now: the first places of legal actions, or the targets of
-  // the place chosen; the hint's places stand out.
-  const board = $("board");
-  const svg = board.querySelector("svg");
-  if (!svg) return;
-  const live = state.you_act && !busy && !moving;
-  const options = live ? candidates(selected) : [];
-  const next = new Set(options.filter((a) => a.places.length > selected.length).map((a) => a.places[selected.length]));
-  for (const place of board.querySelectorAll("[data-place]")) {
-    const name = place.dataset.place;
-    place.classList.toggle("selected", selected.includes(name));
-    place.classList.toggle("selectable", next.has(name) && selected.length === 0);
-    place.classList.toggle("target", next.has(name) && selected.length > 0);
-    place.classList.toggle("hinted", !!hint && !!hint.places && hint.places.includes(name));
-    const clickable = live && (next.has(name) || selected.includes(name));
-    if (clickable) {
-      place.setAttribute("tabindex", "0");
-      place.setAttribute("role", "button");
-    } else {
-      place.removeAttribute("tabindex");
-      place.removeAttribute("role");
-    }
-    if (next.has(name) && selected.length > 0) {
-      const box = place.getBBox();
-      const ring = document.createElementNS(SVG, "circle");
-      ring.setAttribute("class", "target-dot");
-      ring.setAttribute("cx", box.x + box.width / 2);
-      ring.setAttribute("cy", box.y + box.height / 2);
-      ring.setAttribute("r", Math.min(box.width, box.height) * 0.16);
-      place.append(ring);
-    }
-  }
-}
-
-function refocus(name) {
-  // The same place if it can still be clicked, else the first that can, else the board.
-  const board = $("board");
-  const same = name === undefined ? null : board.querySelector(`[data-place="${CSS.escape(name)}"][tabindex]`);
-  (same || board.querySelector("[data-place][tabindex]") || board).focus();
-}
-
-function click(name) {
-  if (!state.you_act || busy) return;
-  say("");
-  if (selected.length && selected[selected.length - 1] === name) {
-    // The chosen place again: play the action it completes, or let go of it.
-    const done = state.legal.find((a) => a.places.length === selected.length && startsWith(a.places, selected));
-    if (done) return play(done.action);
-    selected = selected.slice(0, -1);
-    return render();
-  }
-  let prefix = [...selected, name];
-  let found = candidates(prefix);
-  if (!found.length && selected.length) {
-    prefix = [name]; // a fresh start on another piece
-    found = candidates(prefix);
-  }
-  if (!found.length) {
-    say(whyNot(name), "error");
-    selected = [];
-    return render();
-  }
-  const complete = found.filter((a) => a.places.length === prefix.length);
-  if (complete.length === 1 && found.length === 1) return play(complete[0].action);
-  selected = prefix;
-  render();
-}
-
-function whyNot(name) {
-  // Why a click is not the start or the next step of a legal action, in words.
-  const firsts = [...new Set(state.legal.filter((a) => a.places.length).map((a) => a.places[0]))];
-  const player = nameOf(state.to_act);
-  if (selected.length) {
-    const targets = [...new Set(candidates(selected).map((a) => a.places[selected.length]).filter(Boolean))];
-    return _("{place} is not a legal step from {path}: {player} can go to {targets}.", {
-      place: name,
-      path: selected.join(" → "),
-      player,
-      targets: targets.join(", "),
-    });
-  }
-  if (!firsts.length) return _("No place to click now: {due}. Use the buttons.", { due: state.due });
-  return _("{place} cannot be played now ({due}). {player} can start from {places}.", {
-    place: name,
-    due: state.due,
-    player,
-    places: firsts.join(", "),
-  });
-}
-
-$("board").addEventListener("click", (event) => {
-  if (moving) {
-    moving.skip = true;
-    return;
-  }
-  if (browsing) return;
-  const place = event.target.closest("[data-place]");
-  if (place) click(place.dataset.place);
-});
-$("board").addEventListener("keydown", (event) => {
-  const place = event.target.closest("[data-place]");
-  if (place && !moving && (event.key === "Enter" || event.key === " ")) {
-    event.preventDefault();
-    click(place.dataset.place);
-  }
-  if (event.key === "Escape") {
-    if (moving) moving.skip = true;
-    selected = [];
-    render();
-  }
-});
 
 // ------------------------------------------------------------------ commands
 $("typed").addEventListener("submit", (event) => {
