@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from boardlab.lessons import lessons
 from web_support import SMALL, TESTING, chromium, launched_chromium, served_in_thread
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -101,6 +102,8 @@ def world(browser: Any, url: str) -> Iterator[World]:
             made.paths[f"play-ai-{game}"] = ("owner", f"/play/{new(game, 'easy')}")
             made.paths[f"howto-{game}"] = ("owner", f"/rules/{game}")
             made.paths[f"card-{game}"] = ("owner", f"/rules/{game}/card")
+            made.paths[f"lesson-{game}"] = ("owner", f"/learn/{game}/{lessons(game)[0].id}")
+        made.paths["learn"] = ("owner", "/learn")
         made.paths["play-hot-seat"] = ("owner", f"/play/{new('linja', 'human')}")
         over = new("galatjang", "human")
         for action in ("s1", "n1"):
@@ -231,6 +234,8 @@ KINDS = [
     "review",
     *(f"howto-{game}" for game in GAMES),
     *(f"card-{game}" for game in GAMES),
+    "learn",
+    *(f"lesson-{game}" for game in GAMES),
     "lobby",
     "games",
     "join",
@@ -249,6 +254,8 @@ def test_no_serious_accessibility_violation(
         page.goto(world.url + path)
         if kind.startswith("play-"):
             wait_ready(page, acts=kind.startswith(("play-ai", "play-hot")))
+        elif kind.startswith("lesson-"):
+            page.wait_for_selector("#lesson[data-ready=true]")
         elif kind == "review":  # the AI's review done, its summary shown
             page.wait_for_selector("#board svg")
             page.wait_for_selector("#summary table", timeout=120000)
