@@ -191,8 +191,19 @@ class Game(ABC, Generic[State]):
     def format_state(self, state: State) -> str: ...
 
     @abstractmethod
-    def parse_state(self, text: str) -> State:
-        """The state of a position string; InvalidNotationError if malformed."""
+    def parse_state(self, text: str, check: bool = True) -> State:
+        """The state of a position string; InvalidNotationError if malformed.
+
+        With ``check`` (the default) a position the rules could never reach is refused
+        too (InvalidNotationError, ``impossible position string ...``): wrong counts of
+        pieces, more stones or seeds than the game has, a phase that cannot be due...
+        With ``check=False`` those rule checks are skipped and only the format is read,
+        so that a position being set up on the editor (a koi lifted before it is put
+        elsewhere) can still be drawn: ``board_model`` and ``due`` work on such a state,
+        and ``parse_state(text)`` says why it is not yet legal. ``legal_actions``,
+        ``apply`` and the agents are never asked of an unchecked state: what they do with
+        an impossible one is undefined. For a legal string both reads give the same state.
+        """
 
     @abstractmethod
     def format_action(self, state: State, action: int) -> str: ...

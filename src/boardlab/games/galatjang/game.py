@@ -309,16 +309,22 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             f"{state.round} {state.turns}"
         )
 
-    def parse_state(self, text: str) -> GalatjangState:
+    def parse_state(self, text: str, check: bool = True) -> GalatjangState:
+        """With ``check=False`` only the format is read: a pit or a store may hold any
+        count (as the editor writes them), and blocked pits in round 1, the seeds in all
+        and a round that is over are not judged."""
         rows, stores, side, round_, turns = split_fields(text, FIELDS, "galatjang")
-        south, north = read_pits(rows, text, MOST_SEEDS)
-        south_store, north_store = read_pair(stores, "STORES", text, high=MOST_SEEDS)
+        most = MOST_SEEDS if check else 10**9
+        south, north = read_pits(rows, text, most)
+        south_store, north_store = read_pair(stores, "STORES", text, high=most)
         state = GalatjangState(
             ring=(*south, south_store, *north, north_store),
             side=read_choice(side, "SIDE", text, SIDES),
             round=read_int(round_, "ROUND", text, 1, self.rules.rounds),
             turns=read_int(turns, "TURNS", text, 0, 100_000),
         )
+        if not check:
+            return state
         if state.round == 1 and BLOCKED in state.ring:
             raise InvalidNotationError(
                 _(

@@ -110,6 +110,37 @@ def read_squares(board: str, text: str) -> list[str]:
     return letters
 
 
+def stone_taken(supply: tuple[int, int], side: int) -> tuple[int, int]:
+    """The supplies after the editor puts a stone on the pond: it comes from the supply
+    of ``side`` (the player to act) if it has one, else from the other's; with both
+    empty the stone is one more than the game has (the parser says so)."""
+    for player in (side, 1 - side):
+        if supply[player]:
+            return _with(supply, player, supply[player] - 1)
+    return supply
+
+
+def stone_returned(supply: tuple[int, int], side: int, on_board: int, each: int) -> tuple[int, int]:
+    """The supplies after the editor takes a stone off the pond (cleared, or covered by
+    a koi), ``on_board`` stones staying there, ``each`` the stones a player begins with.
+    It goes back to the supply of ``side`` (the player to act), as the stone put last
+    came from it, unless that supply is full (``each``): then to the other's. A stone
+    the game does not have (the pond and the supplies already hold all ``2 * each``)
+    leaves the game. So a stone put and cleared again gives the string back whenever the
+    player to act had a stone in supply (and, with both supplies empty, when the game's
+    stones were all on the pond)."""
+    if on_board + sum(supply) >= 2 * each:
+        return supply
+    for player in (side, 1 - side):
+        if supply[player] < each:
+            return _with(supply, player, supply[player] + 1)
+    return supply
+
+
+def _with(pair: tuple[int, int], player: int, value: int) -> tuple[int, int]:
+    return (value, pair[1]) if player == RED else (pair[0], value)
+
+
 #: The words of the players and of the ends inside messages, as data spells them
 #: (``Game.side_word``, ``Game.end_word`` translate them).
 WORDS = (
@@ -321,7 +352,9 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             f"{state.passes} {state.turns}"
         )
 
-    def parse_state(self, text: str) -> JinLiState:
+    def parse_state(self, text: str, check: bool = True) -> JinLiState:
+        """With ``check=False`` only the format is read: the counts of koi, the stones in
+        supply and in all, passes against turns and the phase due are not judged."""
         board, side, phase, stones, scores, passes, turns = split_fields(text, FIELDS, "jinli")
         koi, rocks = [0, 0], 0
         for square, letter in enumerate(read_squares(board, text)):
@@ -339,6 +372,12 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             passes=read_int(passes, "PASSES", text, 0, 2),
             turns=read_int(turns, "TURNS", text, 0, 100_000),
         )
+        if check:
+            self._check_state(state, text)
+        return state
+
+    def _check_state(self, state: JinLiState, text: str) -> None:
+        """InvalidNotationError if the rules could never reach ``state`` (``text``)."""
         if state.passes > state.turns:
             raise InvalidNotationError(
                 _(
@@ -418,7 +457,6 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
                     "impossible position string {text!r}: a drop is due but no square is empty"
                 ).format(text=clipped(text))
             )
-        return state
 
     # ------------------------------------------------------------------ position editor
     def edit_tools(self) -> tuple[EditTool, ...]:
@@ -429,13 +467,26 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         return EDIT_PLACES
 
     def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
+        """A stone comes from a supply and goes back to one, so the stones of the game
+        keep their number as the rules count it (``stone_taken``, ``stone_returned``)."""
         fields, letters = self._edit_fields(text)
         if tool.effect == "switch":
             fields[1] = SIDES[1 - SIDES.index(fields[1])]
-        else:
-            assert place is not None
-            letters[square_index(place)] = EDIT_LETTERS[tool.id]
-            fields[0] = board_text(letters)
+            return " ".join(fields)
+        assert place is not None
+        square = square_index(place)
+        letter = EDIT_LETTERS[tool.id]
+        if (letters[square] == "o") != (letter == "o"):
+            supply = read_pair(fields[3], "STONES", text, high=SQUARES)
+            side = SIDES.index(fields[1])
+            if letter == "o":
+                supply = stone_taken(supply, side)
+            else:
+                on_board = letters.count("o") - 1
+                supply = stone_returned(supply, side, on_board, int(self.options["stones"]))
+            fields[3] = f"{supply[0]}/{supply[1]}"
+        letters[square] = letter
+        fields[0] = board_text(letters)
         return " ".join(fields)
 
     def _edit_fields(self, text: str) -> tuple[list[str], list[str]]:
