@@ -103,7 +103,10 @@ def world(browser: Any, url: str) -> Iterator[World]:
             made.paths[f"howto-{game}"] = ("owner", f"/rules/{game}")
             made.paths[f"card-{game}"] = ("owner", f"/rules/{game}/card")
             made.paths[f"lesson-{game}"] = ("owner", f"/learn/{game}/{lessons(game)[0].id}")
+            made.paths[f"analysis-{game}"] = ("owner", f"/analysis/{game}")
         made.paths["learn"] = ("owner", "/learn")
+        impossible = "0,0,0,1,2,0/0,1,0,0,3,1+33/32+s+1+0"  # 73 seeds: set up in the editor
+        made.paths["analysis-setup"] = ("owner", f"/analysis/galatjang?position={impossible}")
         made.paths["play-hot-seat"] = ("owner", f"/play/{new('linja', 'human')}")
         over = new("galatjang", "human")
         for action in ("s1", "n1"):
@@ -236,6 +239,8 @@ KINDS = [
     *(f"card-{game}" for game in GAMES),
     "learn",
     *(f"lesson-{game}" for game in GAMES),
+    *(f"analysis-{game}" for game in GAMES),
+    "analysis-setup",
     "lobby",
     "games",
     "join",
@@ -256,6 +261,8 @@ def test_no_serious_accessibility_violation(
             wait_ready(page, acts=kind.startswith(("play-ai", "play-hot")))
         elif kind.startswith("lesson-"):
             page.wait_for_selector("#lesson[data-ready=true]")
+        elif kind.startswith("analysis-"):
+            page.wait_for_selector("#analysis[data-ready=true]")
         elif kind == "review":  # the AI's review done, its summary shown
             page.wait_for_selector("#board svg")
             page.wait_for_selector("#summary table", timeout=120000)

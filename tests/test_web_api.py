@@ -692,6 +692,7 @@ def engine_board(record: GameRecord, ply: int) -> dict[str, Any]:
     board = game.board_model(position.state)
     return {
         "ply": ply,
+        "position": position.position_string(),
         "svg": board_svg(game, board, marked),
         "notes": notes,
         "tallies": [[str(t) for t in side] for side in board.tallies],

@@ -165,3 +165,48 @@ def test_too_many_actions_are_refused_before_they_are_read(http: Any) -> None:
     assert answer.status_code == 422
     message = answer.json()["error"]
     assert "16" in message and "JSON" not in message, message
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_tool_of_the_editor_gives_what_the_game_edits(http: Any, game_id: str) -> None:
+    """Each tool at each place it changes, from the start: the page gets the string the
+    game's editor makes, drawn, and the legal actions exactly when the rules accept it,
+    else the parser's reason."""
+    game = boardlab.new_game(game_id)
+    start = game.initial()
+    places = http.get(f"/api/board/{game_id}/edit").json()["places"]
+    for tool in game.edit_tools():
+        spots = [name for name, kind in places.items() if kind in tool.kinds] or [None]
+        for place in spots:
+            query = {"tool": tool.id, **({"place": place} if place else {})}
+            answer = http.get(f"/api/board/{game_id}/edit", params=query)
+            assert answer.status_code == 200, answer.text
+            view = answer.json()
+            made = game.edit(start.position_string(), tool.id, place)
+            assert view["position"] == made and view["svg"].startswith("<svg")
+            try:
+                position = game.from_position_string(made)
+            except boardlab.InvalidNotationError as refusal:
+                assert view["error"] == str(refusal) and view["legal"] == []
+            else:
+                assert view["error"] is None
+                assert [a["action"] for a in view["legal"]] == position.legal_action_strings()
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ({"tool": "hammer", "place": "d4"}, ["'hammer'", "red-koi"]),
+        ({"tool": "stone", "place": "z9"}, ["'z9'"]),
+        ({"tool": "stone"}, ["stone"]),
+        ({"position": "Y5Y/7/7 r", "tool": "stone", "place": "d4"}, ["'Y5Y/7/7 r'"]),
+    ],
+)
+def test_a_bad_edit_is_refused_with_a_message_that_quotes_it(
+    http: Any, query: dict[str, str], words: list[str]
+) -> None:
+    answer = http.get("/api/board/jinli/edit", params=query)
+    assert answer.status_code == 400, answer.text
+    message = answer.json()["error"]
+    for word in words:
+        assert word in message, message

@@ -398,6 +398,7 @@ def review_boards(record: GameRecord, start: int, count: int) -> list[dict[str, 
         boards.append(
             {
                 "ply": ply,
+                "position": position.position_string(),
                 "svg": board_svg(game, board, marked),
                 "notes": notes,
                 "tallies": [[str(t) for t in side] for side in board.tallies],
@@ -756,3 +757,14 @@ def lesson_page(game_id: str, lesson_id: str) -> dict[str, Any]:
         "start": view(found.start(game_id)),
         "next": None if after is None else {"id": after.id, "title": words(after.title, lang)},
     }
+
+
+def edit_tools(game_id: str) -> list[dict[str, Any]]:
+    """The editor's palette of a game for the analysis board: each tool's id, its label
+    in the reader's language, the kinds of place it changes and its effect."""
+    if game_id not in boardlab.game_ids():
+        raise NotFound(_("no game {game!r}").format(game=clipped(game_id, 40)))
+    return [
+        {"id": t.id, "label": _(t.label), "kinds": list(t.kinds), "effect": t.effect}
+        for t in boardlab.new_game(game_id).edit_tools()
+    ]

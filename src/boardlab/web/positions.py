@@ -80,6 +80,14 @@ def outcome_of(position: Position[Any]) -> dict[str, Any] | None:
 def read_position(game_id: str, options: Sequence[str], text: str | None) -> Position[Any]:
     """The position ``text`` of the game ``game_id`` under ``options`` (``NAME=VALUE``
     words), the start when ``text`` is empty; a BoardlabError says what is wrong."""
+    game = game_of(game_id, options)
+    if not text or not text.strip():
+        return game.initial()
+    return game.from_position_string(short(text))
+
+
+def game_of(game_id: str, options: Sequence[str]) -> Game[Any]:
+    """The game ``game_id`` under ``options`` (``NAME=VALUE`` words)."""
     if game_id not in boardlab.game_ids():
         raise BoardlabError(
             _("unknown game {game!r}: expected one of {games}").format(
@@ -93,16 +101,18 @@ def read_position(game_id: str, options: Sequence[str], text: str | None) -> Pos
             )
         )
     schema = boardlab.new_game(game_id).schema
-    game = boardlab.new_game(game_id, schema.parse_assignments(options, game_id))
-    if not text or not text.strip():
-        return game.initial()
+    return boardlab.new_game(game_id, schema.parse_assignments(options, game_id))
+
+
+def short(text: str) -> str:
+    """A position string a request carries, stripped, refused when longer than any."""
     if len(text) > MOST_POSITION_CHARACTERS:
         raise InvalidNotationError(
             _("a position string of {count} characters: a position has at most {most}").format(
                 count=len(text), most=MOST_POSITION_CHARACTERS
             )
         )
-    return game.from_position_string(text.strip())
+    return text.strip()
 
 
 def view(position: Position[Any], last: LastTurn = ()) -> dict[str, Any]:
@@ -150,3 +160,51 @@ def played(
         last.append((position, action))
         position = position.play(action)
     return view(position, last)
+
+
+def places(game: Game[Any], state: Any) -> dict[str, str]:
+    """The board's places by name, each with its kind (a square, a pit...): those an
+    editor's tool may change; the labels are left out."""
+    return {p.name: p.kind for p in game.board_model(state).places if p.kind != "label"}
+
+
+def set_up(game_id: str, options: Sequence[str], text: str | None) -> dict[str, Any]:
+    """A position being set up: its view when the rules accept it (``error`` None); else
+    its board drawn as the string has it, with nothing to play, and ``error`` saying why
+    the rules refuse it. A string that cannot be read at all is refused."""
+    try:
+        position = read_position(game_id, options, text)
+        return {**view(position), "places": places(position.game, position.state), "error": None}
+    except InvalidNotationError as refusal:
+        game = game_of(game_id, options)
+        state = game.parse_state(short(text or ""), check=False)
+        board = game.board_model(state)
+        return {
+            "game": game.id,
+            "name": game.name,
+            "options": game.option_assignments(),
+            "position": short(text or ""),
+            "players": [game.player_name(k) for k in range(len(game.players))],
+            "colours": list(game.colours),
+            "svg": board_svg(game, board, title=game.name),
+            "legal": [],
+            "to_act": None,
+            "due": "",
+            "notes": [],
+            "tallies": [[str(t) for t in side] for side in board.tallies],
+            "turn": None,
+            "last": {"places": [], "notes": []},
+            "outcome": None,
+            "places": places(game, state),
+            "error": str(refusal),
+        }
+
+
+def edited(
+    game_id: str, options: Sequence[str], text: str | None, tool: str, place: str | None
+) -> dict[str, Any]:
+    """The position set up after ``tool`` is used at ``place`` on ``text`` (the start
+    when empty), as ``set_up`` shows it."""
+    game = game_of(game_id, options)
+    before = short(text) if text and text.strip() else game.initial().position_string()
+    return set_up(game_id, options, game.edit(before, tool, place))

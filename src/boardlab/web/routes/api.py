@@ -297,3 +297,24 @@ async def board_analysis(
     its value for the player to act: ``exact`` points where a solver reaches the
     position, else the evaluation (-1 to 1). A search: it waits for the asker's turn."""
     return await service_of(request).analyse(game, option, position)
+
+
+@router.get("/board/{game}/edit", responses=BOARD)
+async def board_edit(
+    game: str,
+    position: PositionText = None,
+    option: OptionWords = [],  # noqa: B006
+    tool: Annotated[
+        str | None,
+        Query(max_length=40, description="The editor's tool to use (the game's palette)."),
+    ] = None,
+    place: Annotated[
+        str | None, Query(max_length=40, description="The place it is used at, by name.")
+    ] = None,
+) -> dict[str, Any]:
+    """A position being set up, after ``tool`` is used at ``place`` (without a tool:
+    as it stands): drawn whether or not the rules accept it, ``error`` saying why they
+    do not, the legal actions when they do. Nothing is kept."""
+    if tool is None:
+        return await asyncio.to_thread(boards.set_up, game, option, position)
+    return await asyncio.to_thread(boards.edited, game, option, position, tool, place)

@@ -4,15 +4,16 @@ a game, an invitation, the lobby, a review, the rules, a player's games, an uplo
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
-from fastapi import APIRouter, Form, Request, UploadFile
+from fastapi import APIRouter, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 
 import boardlab
 from boardlab.core.errors import BoardlabError, clipped
 from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord, decode_record_text
-from boardlab.web import pages
+from boardlab.web import pages, positions
 from boardlab.web.clock import new_clock
 from boardlab.web.data import HUMAN, NotFound, RequestError, Viewer, key_of, new_secret
 from boardlab.web.deps import (
@@ -214,6 +215,22 @@ async def lesson_page(request: Request, kind: str, lesson_id: str) -> Response:
     board by the page, every action read by the server (``/api/board``)."""
     lesson = await asyncio.to_thread(pages.lesson_page, kind, lesson_id)
     return page(request, "lesson.html", lesson=lesson)
+
+
+@router.get("/analysis/{kind}", response_class=HTMLResponse)
+async def analysis_page(
+    request: Request,
+    kind: str,
+    position: str | None = None,
+    option: Annotated[list[str], Query()] = [],  # noqa: B006 (FastAPI copies a default)
+) -> Response:
+    """The analysis board: any position (set up, or opened from a game, a review or a
+    lesson), played freely by both sides, with the AI's best lines; its address holds
+    the position, so it is shared by its link. A position the rules refuse opens in the
+    editor, saying why."""
+    board = await asyncio.to_thread(positions.set_up, kind, option, position)
+    tools = await asyncio.to_thread(pages.edit_tools, kind)
+    return page(request, "analysis.html", board=board, tools=tools)
 
 
 @router.get("/games", response_class=HTMLResponse)

@@ -4,6 +4,7 @@
 
 import { Board, keepSpeed } from "./board.js";
 import { _, ngettext, number } from "./i18n.js";
+import { boardAddress } from "./positions.js";
 
 const root = document.getElementById("play");
 const gameId = root.dataset.id;
@@ -325,6 +326,9 @@ function render() {
   board.due = state.due;
   board.hinted = (hint && hint.places) || [];
   if (!board.moving) board.draw(browsing ? browsing.board.svg : state.svg);
+  // The position on show, on the analysis board.
+  const shownPosition = browsing ? browsing.board.position : state.position;
+  $("analyse").href = boardAddress(`/analysis/${state.game}`, { position: shownPosition, options: state.options });
   renderStatus();
   renderPlayers();
   renderButtons();

@@ -4,6 +4,7 @@
 // it shows, a chunk at a time (a long game's boards, all at once, ran to gigabytes).
 
 import { _, number } from "./i18n.js";
+import { boardAddress } from "./positions.js";
 
 const root = document.getElementById("review");
 const gameId = root.dataset.id;
@@ -94,6 +95,7 @@ function render() {
   }
   keep(board); // used last
   if (drawn !== ply) wrap.innerHTML = board.svg;
+  $("analyse").href = boardAddress(`/analysis/${state.game}`, { position: board.position, options: state.options });
   drawn = ply;
   wrap.setAttribute("aria-busy", "false");
   if (board.to_act === null) {
