@@ -196,7 +196,8 @@ def set_up(game_id: str, options: Sequence[str], text: str | None) -> dict[str, 
             "last": {"places": [], "notes": []},
             "outcome": None,
             "places": places(game, state),
-            "error": str(refusal),
+            # the string is in sight beside the board: the reason is what is news
+            "error": str(refusal).replace(f" {short(text or '')!r}", ""),
         }
 
 

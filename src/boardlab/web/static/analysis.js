@@ -295,6 +295,7 @@ function renderStatus() {
 function renderMoves() {
   const list = $("moves");
   list.innerHTML = "";
+  list.closest("section").hidden = line.length < 2;
   line.slice(1).forEach((entry, k) => {
     const item = document.createElement("li");
     const button = document.createElement("button");
@@ -311,6 +312,7 @@ function renderMoves() {
 function renderNotes() {
   const list = $("notes");
   list.innerHTML = "";
+  list.closest("section").hidden = !current().last.notes.length;
   for (const note of current().last.notes) {
     const item = document.createElement("li");
     item.textContent = note.text;
@@ -336,6 +338,5 @@ function say(text, kind = "info") {
   box.className = `message ${kind}`;
 }
 
-if (data.board.error) say(data.board.error, "error");
 render();
 analyse();

@@ -97,6 +97,7 @@ function render() {
   renderTask();
   const notes = $("notes");
   notes.innerHTML = "";
+  notes.closest("section").hidden = !view.last.notes.length;
   for (const note of view.last.notes) {
     const item = document.createElement("li");
     item.textContent = note.text;
