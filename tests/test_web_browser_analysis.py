@@ -19,7 +19,7 @@ import pytest
 
 import boardlab
 from boardlab.core.game import Position
-from web_support import SMALL, chromium, launched_chromium, served_in_thread
+from web_support import SMALL, chromium, launched_chromium, served_in_memory, watched_page
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
@@ -28,16 +28,12 @@ chromium()  # or the module is skipped (CI: fails)
 
 SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 SCREENS = {"desktop": (1280, 860), "phone": (390, 844)}
-AT_ONCE = "localStorage.setItem('boardlab.speed', 'off')"
 GAMES = boardlab.game_ids()
 
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    """The app on an in-memory store with one AI worker, served in a thread."""
-    from boardlab.web.app import create_app
-
-    with served_in_thread(create_app("memory:", workers=1)) as served:
+    with served_in_memory() as served:
         yield served
 
 
@@ -49,19 +45,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    context.add_init_script(AT_ONCE)
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.on(
-        "console",
-        lambda message: "Content Security Policy" in message.text and errors.append(message.text),
-    )
-    opened.set_default_timeout(30000)
-    yield opened
-    context.close()
-    assert errors == []
+    with watched_page(browser) as opened:
+        yield opened
 
 
 def ready(page: Any) -> str:

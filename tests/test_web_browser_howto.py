@@ -16,7 +16,7 @@ import pytest
 
 import boardlab
 from boardlab.web import pages
-from web_support import chromium, launched_chromium, served_in_thread
+from web_support import chromium, launched_chromium, served_in_memory
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
@@ -36,10 +36,7 @@ SCREENS = {"desktop": (1280, 860), "phone": (390, 844)}
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    """The app on an in-memory store, served in a thread (the pages need no AI)."""
-    from boardlab.web.app import create_app
-
-    with served_in_thread(create_app("memory:", workers=1)) as served:
+    with served_in_memory() as served:
         yield served
 
 

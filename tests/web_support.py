@@ -262,3 +262,38 @@ def served_in_thread(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def served_in_memory() -> Iterator[str]:
+    """The app on an in-memory store with one AI worker, served in a thread: pages whose
+    games need no database of their own (the rules, the lessons, the analysis board)."""
+    from boardlab.web.app import create_app
+
+    with served_in_thread(create_app("memory:", workers=1)) as served:
+        yield served
+
+
+#: An init script that shows moves at once (the pace a player chooses in the page).
+AT_ONCE = "localStorage.setItem('boardlab.speed', 'off')"
+
+
+@contextmanager
+def watched_page(browser: Any, init_script: str = AT_ONCE, timeout: float = 30000) -> Iterator[Any]:
+    """A page of its own (a fresh context, 1280 x 860) whose script errors and refusals
+    by its Content-Security-Policy fail the test once it is done."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    context.add_init_script(init_script)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on(
+        "console",
+        lambda message: "Content Security Policy" in message.text and errors.append(message.text),
+    )
+    opened.set_default_timeout(timeout)
+    try:
+        yield opened
+    finally:
+        context.close()
+    assert errors == []

@@ -4,7 +4,7 @@
 // keeps nothing: the page holds the positions' strings and asks what follows; the
 // address always names the position shown, so a link shares it.
 
-import { Board, keepSpeed } from "./board.js";
+import { Board, keepSpeed, showTurn } from "./board.js";
 import { _, number } from "./i18n.js";
 import { askBoard, boardAddress, fetchBoard } from "./positions.js";
 
@@ -266,30 +266,13 @@ function render() {
 }
 
 function renderStatus() {
-  const view = current();
   const status = $("status");
-  status.className = "status";
-  status.innerHTML = "";
-  if (board.moving) {
-    status.textContent = board.moving.note.text;
+  if (mode === "setup" && !board.moving) {
+    status.className = "status";
+    status.textContent = current().error ? _("Setting up: not a legal position yet") : _("Setting up a position");
     return;
   }
-  if (mode === "setup") {
-    status.textContent = view.error ? _("Setting up: not a legal position yet") : _("Setting up a position");
-    return;
-  }
-  if (view.to_act === null) {
-    status.classList.add("over");
-    status.textContent = view.outcome ? view.outcome.sentence : "";
-    return;
-  }
-  status.classList.add("turn");
-  status.style.setProperty("--who", view.colours[view.to_act]);
-  const due = document.createElement("span");
-  due.className = "due";
-  due.textContent = view.due;
-  status.append(`${view.players[view.to_act]}:`, due);
-  if (board.selected.length) status.append(` — ${board.selected.join(" → ")} …`);
+  showTurn(status, current(), board);
 }
 
 function renderMoves() {

@@ -231,3 +231,27 @@ export class Board {
     if (this.moving) this.moving.skip = true;
   }
 }
+
+export function showTurn(status, view, board) {
+  // The status line of a position no game stores (a lesson, the analysis board): the
+  // move being shown, else how the game ended, else who acts, what is due and the
+  // places chosen so far.
+  status.className = "status";
+  status.innerHTML = "";
+  if (board.moving) {
+    status.textContent = board.moving.note.text;
+    return;
+  }
+  if (view.to_act === null) {
+    status.classList.add("over");
+    status.textContent = view.outcome ? view.outcome.sentence : "";
+    return;
+  }
+  status.classList.add("turn");
+  status.style.setProperty("--who", view.colours[view.to_act]);
+  const due = document.createElement("span");
+  due.className = "due";
+  due.textContent = view.due;
+  status.append(`${view.players[view.to_act]}:`, due);
+  if (board.selected.length) status.append(` — ${board.selected.join(" → ")} …`);
+}

@@ -4,7 +4,7 @@
 // side's reply, if the lesson has one, comes with "Continue". A lesson done is kept in
 // the browser.
 
-import { Board, keepSpeed } from "./board.js";
+import { Board, keepSpeed, showTurn } from "./board.js";
 import { _ } from "./i18n.js";
 import { markDone } from "./progress.js";
 import { boardAddress, fetchBoard } from "./positions.js";
@@ -108,28 +108,12 @@ function render() {
 
 function renderStatus() {
   const status = $("status");
-  status.className = "status";
-  status.innerHTML = "";
-  if (board.moving) {
-    status.textContent = board.moving.note.text;
-    return;
-  }
-  if (phase === "done") {
-    status.classList.add("over");
+  if (phase === "done" && !board.moving) {
+    status.className = "status over";
     status.textContent = view.outcome ? `${_("Lesson complete!")} ${view.outcome.sentence}` : _("Lesson complete!");
     return;
   }
-  if (view.to_act === null) {
-    status.textContent = view.outcome ? view.outcome.sentence : "";
-    return;
-  }
-  status.classList.add("turn");
-  status.style.setProperty("--who", view.colours[view.to_act]);
-  const due = document.createElement("span");
-  due.className = "due";
-  due.textContent = view.due;
-  status.append(`${view.players[view.to_act]}:`, due);
-  if (board.selected.length) status.append(` — ${board.selected.join(" → ")} …`);
+  showTurn(status, view, board);
 }
 
 function renderTask() {
