@@ -736,6 +736,42 @@ def test_a_takeback_asked_declined_and_allowed(browser: Any, server: LiveServer)
         asker.wait_for_selector('#play[data-ready="true"]')
 
 
+def test_a_game_aborted_in_one_browser_is_aborted_in_the_other(
+    browser: Any, server: LiveServer
+) -> None:
+    """Before the game has really begun a player clicks Abort (and confirms): both
+    pages say who aborted it, the board takes no more clicks, and Abort and Resign are
+    gone; once both players have had a turn, Abort is no longer offered."""
+    with two_players(browser, server, "galatjang") as (creator, friend, game_id):
+        pages, rng = {0: creator, 1: friend}, random.Random(3)
+        for page in pages.values():
+            page.wait_for_selector("#abort", state="visible")
+        start = state_of(creator, server, game_id)
+        while state_of(creator, server, game_id)["to_act"] == start["to_act"]:
+            act_by_api(pages, server, game_id, rng)
+        aborter = pages[1 - start["to_act"]]  # the one to reply aborts instead
+        moved = state_of(creator, server, game_id)
+        aborter.wait_for_selector(f'#play[data-ply="{moved["ply"]}"]')
+        aborter.once("dialog", lambda dialog: dialog.accept())
+        aborter.click("#abort")
+        for page in pages.values():
+            page.wait_for_selector("#status.over")
+            assert page.inner_text("#status").startswith("The game was aborted by")
+            page.wait_for_selector("#abort", state="hidden")
+            assert page.is_disabled("#resign")
+            assert page.locator("#board [tabindex]").count() == 0
+        over = state_of(creator, server, game_id)
+        assert over["outcome"]["result"] == "aborted" and over["outcome"]["winner"] is None
+    with two_players(browser, server, "galatjang") as (creator, friend, game_id):
+        pages, rng = {0: creator, 1: friend}, random.Random(5)
+        while state_of(creator, server, game_id)["abortable"]:
+            act_by_api(pages, server, game_id, rng)
+        ply = state_of(creator, server, game_id)["ply"]
+        for page in pages.values():
+            page.wait_for_selector(f'#play[data-ply="{ply}"]')
+            assert page.is_hidden("#abort") and page.is_visible("#resign")
+
+
 def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) -> None:
     """A game by invitation link between two browsers, watched live by a third: each
     player's clicks act only for their own seat, the spectator has no controls."""

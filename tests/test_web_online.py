@@ -323,6 +323,117 @@ def test_a_win_is_claimed_from_an_opponent_who_left(
     assert claim(creator).status_code == 400  # over
 
 
+def abort(who: TestClient, game_id: str, ply: int | None = None) -> Any:
+    """``who`` asks to abort the game (at the ply it holds, unless ``ply`` is given)."""
+    if ply is None:
+        ply = who.get(f"/api/games/{game_id}").json()["ply"]
+    return who.post(f"/api/games/{game_id}/abort", json={"ply": ply})
+
+
+def test_a_game_aborted_before_it_has_begun_ends_with_no_result_on_every_page(
+    people: list[Any], database: str
+) -> None:
+    """Either player may abort a game online while each has had at most one turn: both
+    pages and a spectator's are told at once, nothing more is played, the game stays
+    to be read (its page, its record, its list, its upload) marked as aborted, with no
+    winner and no draw, also after the server starts again."""
+    creator, friend, spectator, _ = people
+    game_id = online_game(creator)
+    joined = friend.post(invitation_of(creator, game_id), data={"name": "Bo"})
+    assert joined.status_code == 200, joined.text
+    with contextlib.ExitStack() as stack:
+        pages = [
+            stack.enter_context(who.websocket_connect(f"/ws/games/{game_id}"))
+            for who in (creator, friend, spectator)
+        ]
+        for page in pages:
+            assert next_of(page, "state")["state"]["abortable"] is True
+        while creator.get(f"/api/games/{game_id}").json()["to_act"] == 0:  # a whole turn
+            assert play(creator, game_id).status_code == 200
+        ply = creator.get(f"/api/games/{game_id}").json()["ply"]
+        assert creator.get(f"/api/games/{game_id}").json()["abortable"]  # one turn: still
+        assert abort(spectator, game_id).status_code == 403
+        stale = abort(friend, game_id, ply - 1)
+        assert stale.status_code == 409
+        aborted = abort(friend, game_id).json()
+        assert aborted["outcome"]["sentence"] == "The game was aborted by North (Bo)."
+        for page in pages:
+            told = next_of(page, "state")["state"]
+            while told["outcome"] is None:
+                told = next_of(page, "state")["state"]
+            assert told["outcome"]["sentence"] == "The game was aborted by North (Bo)."
+            assert told["abortable"] is False and told["legal"] == [] and told["to_act"] is None
+    outcome = aborted["outcome"]
+    assert outcome["reason"] == "aborted" and outcome["result"] == "aborted"
+    assert outcome["winner"] is None and outcome["aborted_by"] == 1
+    refused = play(friend, game_id, "s1")
+    assert refused.status_code == 400 and "over" in refused.json()["error"]
+    assert abort(creator, game_id).status_code == 400  # over
+    assert creator.post(f"/api/games/{game_id}/resign", json={"ply": ply}).status_code == 400
+    assert creator.get(f"/play/{game_id}").status_code == 200
+    text = creator.get(f"/api/games/{game_id}/record.txt").text
+    assert '[Result "aborted"]' in text and '[Reason "aborted"]' in text
+    assert '[Aborted "north"]' in text and text.rstrip().endswith("aborted")
+    assert "Points" not in text and "draw" not in text
+    data = creator.get(f"/api/games/{game_id}/record.json").json()
+    assert data["aborted"] == "north" and data["outcome"] is None and data["resigned"] is None
+    assert "aborted" in creator.get("/games").text
+    # read back from its record: an upload is aborted too
+    uploaded = creator.post(
+        "/upload", files={"record": ("game.txt", text.encode())}, follow_redirects=False
+    )
+    assert uploaded.status_code == 303, uploaded.text
+    again = str(uploaded.headers["location"]).rsplit("/", 1)[1]
+    read_back = creator.get(f"/api/games/{again}").json()["outcome"]
+    assert read_back == {**outcome, "sentence": "The game was aborted by North."}
+    # a server started afresh on the same database tells it as aborted
+    with browsers(create_app(database, workers=1, limits=TESTING), 1) as (fresh,):
+        state = fresh.get(f"/api/games/{game_id}").json()
+        assert state["outcome"] == outcome and state["ply"] == ply and not state["legal"]
+        assert "aborted" in fresh.get(f"/review/{game_id}").text
+
+
+def test_abort_is_refused_once_both_players_have_had_a_turn(people: list[Any]) -> None:
+    """The bound: after the second complete turn a player resigns instead; games that
+    are not between two people online have no abort."""
+    creator, friend, _, _ = people
+    game_id = seated(people)
+    for who, seat in ((creator, 0), (friend, 1)):
+        while creator.get(f"/api/games/{game_id}").json()["to_act"] == seat:
+            assert play(who, game_id).status_code == 200
+    state = creator.get(f"/api/games/{game_id}").json()
+    assert state["abortable"] is False and state["outcome"] is None
+    for who in (creator, friend):
+        late = abort(who, game_id)
+        assert late.status_code == 400 and "too late to abort" in late.json()["error"]
+        assert "resign instead" in late.json()["error"]
+    assert creator.get(f"/api/games/{game_id}").json()["revision"] == state["revision"]
+    for opponent in ("human", "beginner"):
+        form = {"opponent": opponent, "seat": "0", **SMALL["galatjang"]}
+        made = creator.post("/new/galatjang", data=form, follow_redirects=False)
+        other = str(made.headers["location"]).rsplit("/", 1)[1]
+        refused = abort(creator, other)
+        assert refused.status_code == 400 and "online" in refused.json()["error"]
+        assert creator.get(f"/api/games/{other}").json()["abortable"] is False
+
+
+def test_a_game_waiting_for_its_opponent_is_aborted_by_its_maker(people: list[Any]) -> None:
+    """Aborting a game in the lobby withdraws it: it leaves the lobby, its seat is
+    taken by nobody, and it has no rematch."""
+    creator, friend, spectator, _ = people
+    game_id = online_game(creator, lobby=True)
+    link = invitation_of(creator, game_id)
+    assert game_id in creator.get("/lobby").text
+    assert abort(spectator, game_id).status_code == 403
+    assert abort(friend, game_id).status_code == 403
+    done = abort(creator, game_id).json()
+    assert done["outcome"]["sentence"] == "The game was aborted by South."
+    assert game_id not in creator.get("/lobby").text
+    assert friend.post(f"/lobby/{game_id}", follow_redirects=False).status_code == 409
+    assert friend.post(link, follow_redirects=False).status_code == 409
+    assert creator.post(f"/api/games/{game_id}/rematch").status_code == 400
+
+
 def test_a_rematch_swaps_the_seats_and_is_made_once(people: list[Any]) -> None:
     creator, friend, spectator, _ = people
     game_id = seated(people)

@@ -448,8 +448,8 @@ MOMENTS = {
 
 #: The changes a page also sends over its socket (named as their HTTP routes), and the
 #: first words of their rows in the table.
-SOCKET_CHANGES = ("play", "undo", "resign", "draw", "takeback", "claim")
-ROWS_ON_SOCKET = ("play", "undo", "resign", "offer", "accept", "decline", "ask", "claim")
+SOCKET_CHANGES = ("play", "undo", "resign", "draw", "takeback", "claim", "abort")
+ROWS_ON_SOCKET = ("play", "undo", "resign", "offer", "accept", "decline", "ask", "claim", "abort")
 
 
 @dataclass
@@ -563,6 +563,16 @@ def ask(
             assert response.json()["outcome"]["reason"] == "abandoned", response.text
 
         return answered(response, claimed)
+    if change == "abort":
+        response = sender.post(f"{game}/abort", viewer, json={"ply": ply})
+
+        def aborted(response: Any) -> None:
+            outcome = response.json()["outcome"]
+            assert outcome["reason"] == "aborted" and outcome["winner"] is None, outcome
+            assert outcome["aborted_by"] == min(viewer.seats), outcome
+            assert response.json()["legal"] == [], "actions left in an aborted game"
+
+        return answered(response, aborted)
     if change == "hint":
         response = sender.post(f"{game}/hint", viewer, json={"ply": ply})
         legal = {item["action"] for item in before["legal"]}
@@ -714,7 +724,7 @@ def test_every_change_and_read_for_every_viewer_in_every_kind_of_game(
     is allowed; one game for the refusals, which change nothing, made again after one
     that did), then each read."""
     kinds, rows = changes_table()
-    assert len(kinds) == 8 and len(rows) == 17, (kinds, list(rows))
+    assert len(kinds) == 8 and len(rows) == 18, (kinds, list(rows))
     walk = Walk(server)
     failures: list[str] = []
     walked = socketed = 0

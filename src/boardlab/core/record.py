@@ -12,7 +12,11 @@ each turn numbered, ``{comments}`` anywhere, and the result as the last token::
 
     1. <action> <action> 2. <action> *
 
-(docs/records.md shows records of each game).
+(docs/records.md shows records of each game). A game ended with no result, aborted
+by a player before it had really begun, says so: ``[Result "aborted"]``, ``[Reason
+"aborted"]`` and ``[Aborted "<the player who aborted it>"]``, its movetext ending in
+``aborted`` (in JSON: ``"aborted": "<player>"`` and ``"outcome": null``); no winner, no
+draw, no points.
 
 The writer is strict (fixed tag order, canonical action strings, lines of at most 79
 characters); the reader is tolerant (any tag order and case, turn numbers optional,
@@ -54,6 +58,9 @@ _TAG = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 RESIGN_REASONS = ("resign", "forfeit", "time", "abandoned")
 #: The reason word of a draw both players agreed to.
 AGREEMENT = "agreement"
+#: The result and reason word of a game a player aborted before it had really begun:
+#: it ends with no result (no winner, not a draw: ``outcome`` is None).
+ABORTED = "aborted"
 #: A tag (its quoted value may hold ``]``), a comment (``\}`` inside it), a line comment,
 #: a malformed tag, or a word.
 _TOKEN = re.compile(
@@ -126,7 +133,8 @@ class GameRecord:
         #: the player (index) who resigned or forfeited, ending an unfinished game
         self.resigned: int | None = None
         #: ``resign``, ``forfeit`` (the player's program failed: a crash, a timeout),
-        #: ``time`` (the player's clock ran out) or ``abandoned`` (the player left)
+        #: ``time`` (the player's clock ran out) or ``abandoned`` (the player left); or
+        #: ``aborted``: ``resigned`` aborted the game, which has no result (``abort``)
         self.resign_reason = "resign"
         #: whether the players agreed to a draw, ending the unfinished game
         self.agreed = False
@@ -239,6 +247,12 @@ class GameRecord:
         ``comment`` is written after it."""
         if self.agreed:
             raise BoardlabError(_("the game is over: the players agreed to a draw"))
+        if self.aborted is not None:
+            raise BoardlabError(
+                _("the game is over: {player} aborted it").format(
+                    player=_player_shown(self.game, self.aborted)
+                )
+            )
         if self.resigned is not None:
             raise BoardlabError(
                 _("the game is over: {player} resigned").format(
@@ -357,6 +371,28 @@ class GameRecord:
         if why:
             self.comments[len(self)] = why
 
+    def abort(self, player: int) -> None:
+        """``player`` aborts the unfinished game: it ends with no result (no winner, not
+        a draw; ``outcome`` is None and ``result`` is ``aborted``)."""
+        if self.is_over():
+            raise BoardlabError(_("the game is already over"))
+        self.resigned, self.resign_reason = player, ABORTED
+
+    @property
+    def aborted(self) -> int | None:
+        """The player who aborted the game, or None."""
+        return self.resigned if self.resign_reason == ABORTED else None
+
+    def turns_completed(self) -> int:
+        """How many turns are complete: runs of one player's actions that the other
+        player's turn (or the end of the game by its rules) followed."""
+        players = self._players()
+        if not players:
+            return 0
+        ends = sum(1 for a, b in itertools.pairwise(players) if a != b)
+        last_done = self.position.is_over() or self.position.to_act != players[-1]
+        return ends + (1 if last_done else 0)
+
     def agree_draw(self) -> None:
         """End the unfinished game in a draw both players agreed to (reason
         ``agreement``)."""
@@ -369,7 +405,10 @@ class GameRecord:
 
     def outcome(self) -> Outcome | None:
         """How the game ended: by the rules, by a resignation (reason ``resign``, or
-        ``forfeit``, ``time`` or ``abandoned``) or by a draw agreed (``agreement``)."""
+        ``forfeit``, ``time`` or ``abandoned``) or by a draw agreed (``agreement``). None
+        while it goes on, and for an aborted game, which has no result."""
+        if self.aborted is not None:
+            return None
         if self.agreed:
             return Outcome(None, self.position.points, AGREEMENT, self.game.players)
         if self.resigned is not None:
@@ -378,7 +417,10 @@ class GameRecord:
         return self.position.outcome()
 
     def result(self) -> str:
-        """The winner's name, ``draw``, or ``*`` while the game goes on."""
+        """The winner's name, ``draw``, ``aborted`` (no result), or ``*`` while the game
+        goes on."""
+        if self.aborted is not None:
+            return ABORTED
         outcome = self.outcome()
         return UNFINISHED if outcome is None else outcome.winner_name
 
@@ -398,7 +440,10 @@ class GameRecord:
         if outcome is not None:
             fixed["Points"] = f"{outcome.points[0]}/{outcome.points[1]}"
             fixed["Reason"] = outcome.reason
-        derived = {"Game", "Options", "Position", "Result", "Points", "Reason"}
+        if self.aborted is not None:
+            fixed["Reason"] = ABORTED
+            fixed["Aborted"] = self.game.players[self.aborted]
+        derived = {"Game", "Options", "Position", "Result", "Points", "Reason", "Aborted"}
         rest = {k: v for k, v in self.headers.items() if k not in fixed and k not in derived}
         return {**fixed, **rest}
 
@@ -476,7 +521,7 @@ class GameRecord:
             raise RecordError(_("in the tags: {error}").format(error=error)) from None
         if len(moves) > min(record.game.max_actions, most or record.game.max_actions) + 1:
             raise RecordError(_too_long(len(moves), record.game, most))  # a result, maybe
-        results_words = {*record.game.players, "draw", UNFINISHED}
+        results_words = {*record.game.players, "draw", UNFINISHED, ABORTED}
         while moves and moves[-1][1].lower() in results_words:
             results.append(moves.pop())
         for index, (line_number, word) in enumerate(moves, 1):
@@ -498,6 +543,18 @@ class GameRecord:
             record.resign(1 - record.game.players.index(claimed), reason)
         if reason == AGREEMENT and claimed == "draw" and not record.position.is_over():
             record.agree_draw()
+        if claimed == ABORTED:
+            line_number = results[0][0] if results else 0
+            who = headers.get("Aborted", "").strip().lower()
+            if who not in record.game.players or record.position.is_over():
+                raise RecordError(
+                    _(
+                        'an aborted game names the player who aborted it, [Aborted "{player}"], '
+                        "and is not over by its rules"
+                    ).format(player=record.game.players[0]),
+                    line_number,
+                )
+            record.abort(record.game.players.index(who))
         if claimed != UNFINISHED and claimed != record.result():
             line_number = results[0][0] if results else 0
             raise RecordError(
@@ -554,8 +611,11 @@ class GameRecord:
             "actions": self.action_strings(),
             "comments": {str(k): v for k, v in sorted(self.comments.items())},
             "final": self.position.position_string(),
-            "resigned": None if self.resigned is None else self.game.players[self.resigned],
+            "resigned": None
+            if self.resigned is None or self.aborted is not None
+            else self.game.players[self.resigned],
             "agreed": self.agreed,
+            "aborted": None if self.aborted is None else self.game.players[self.aborted],
             "outcome": None
             if outcome is None
             else {
@@ -621,7 +681,7 @@ class GameRecord:
                         "letters, digits or _)"
                     ).format(name=name)
                 )
-        for derived in ("Game", "Options", "Position", "Result", "Points", "Reason"):
+        for derived in ("Game", "Options", "Position", "Result", "Points", "Reason", "Aborted"):
             headers.pop(derived, None)
         try:
             begin = game.from_position_string(start) if start else None
@@ -667,6 +727,13 @@ class GameRecord:
             if record.is_over():
                 raise RecordError(_("a draw agreed in a game that is already over"))
             record.agree_draw()
+        aborted = _field(data, "aborted", str, N_("a player's name or null"), None)
+        if aborted is not None:
+            if aborted not in game.players or record.is_over():
+                raise RecordError(
+                    _("bad abort {aborted!r}: not a player of an open game").format(aborted=aborted)
+                )
+            record.abort(game.players.index(aborted))
         final = _field(data, "final", str, N_("a position string or null"), None)
         if final is not None and final != record.position.position_string():
             raise RecordError(

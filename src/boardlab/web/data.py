@@ -211,7 +211,9 @@ def seat_taken(
     the game goes on, by the invitation whose hash is ``invited`` or, with None, from
     the lobby (the game must be listed); else refused (``SeatTaken``)."""
     held = list(keys or (None, None))
-    if open_seat != seat or result != "*":
+    if result != "*":  # (aborted while it waited, its invitation withdrawn)
+        raise SeatTaken(_("this game has ended: its seat is open no more"))
+    if open_seat != seat:
         raise SeatTaken(_("this seat is not open: someone has taken it"))
     if invited is None and not listed:
         raise SeatTaken(_("this game is not in the lobby: its seat opens by invitation"))

@@ -269,7 +269,11 @@ class MemoryStore:
     # ------------------------------------------------------------------ lists
     def lobby(self, limit: int = 100) -> list[StoredGame]:
         with self.lock:
-            waiting = [g for g in self.games.values() if g.listed and g.open_seat is not None]
+            waiting = [
+                g
+                for g in self.games.values()
+                if g.listed and g.open_seat is not None and g.result == "*"
+            ]
         return [dataclasses.replace(g, actions=()) for g in reversed(waiting)][:limit]
 
     def games_of(self, owner: str, limit: int = 200) -> list[StoredGame]:

@@ -27,7 +27,7 @@ from boardlab.core.errors import (
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, counted, language, ngettext, pgettext
 from boardlab.core.options import Option, OptionValue
-from boardlab.core.record import GameRecord, RecordError
+from boardlab.core.record import ABORTED, GameRecord, RecordError
 from boardlab.lessons import lesson, lessons, words
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
@@ -336,6 +336,8 @@ def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
             result = _("in play")
         elif stored.result == "draw":
             result = pgettext("result", "draw")
+        elif stored.result == ABORTED:
+            result = pgettext("result", "aborted")
         else:
             winner = game.players.index(stored.result) if stored.result in game.players else None
             shown = stored.result if winner is None else game.player_name(winner)

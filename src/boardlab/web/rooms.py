@@ -31,7 +31,7 @@ from boardlab.ai import level_name
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, use_language
-from boardlab.core.record import GameRecord
+from boardlab.core.record import ABORTED, GameRecord
 from boardlab.ui.svg import Drawing, draw
 from boardlab.web import clock
 from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, message_text, online
@@ -45,6 +45,9 @@ KEPT_EVENTS = 32
 #: How long a player online must have been away (no page of the game open) before the
 #: other may claim the win.
 CLAIM_SECONDS = 60
+#: A game online may be aborted (ended with no result) while fewer turns than this are
+#: complete: each player has had at most one turn. After it, a player resigns instead.
+ABORT_TURNS = 2
 #: Seconds a message that shows a running clock is sent as it is (a change told to a
 #: thousand pages is encoded once; a page that comes later sees the clock as it is then).
 CLOCK_FRESH = 0.05
@@ -368,6 +371,12 @@ def undoable(stored: StoredGame, record: GameRecord) -> bool:
     )
 
 
+def abortable(stored: StoredGame, record: GameRecord) -> bool:
+    """Whether a player of the game may abort it now: a game online (or one waiting for
+    its opponent) that goes on, fewer than ``ABORT_TURNS`` turns complete."""
+    return online(stored) and not record.is_over() and record.turns_completed() < ABORT_TURNS
+
+
 def seat_label(spec: str, name: str) -> str:
     """A seat as a page shows it: the player's ``name`` for a person, else the AI and
     its level."""
@@ -388,8 +397,9 @@ def describe(
     last = record.last_turn()
     first = len(record) - len(last)
     marked, notes = narration(last, first)
-    legal = legal_actions(position) if outcome is None else []
-    to_act = None if outcome is not None else position.to_act
+    over = record.is_over()
+    legal = legal_actions(position) if not over else []
+    to_act = None if over else position.to_act
     drawing = draw(
         game, board, marked, title=f"{game.name}: {position_title(record)}", before=board_before
     )
@@ -427,13 +437,17 @@ def describe(
         "svg": "\n".join(drawing.lines),
         "legal": legal,
         "last": {"places": marked, "notes": notes, "ply": first},
+        # an aborted game is over with no outcome: no winner and no draw (``result``)
         "outcome": None
-        if outcome is None
+        if not over
         else {
-            "sentence": sentence(record),
-            "winner": outcome.winner,
-            "reason": outcome.reason,
+            "sentence": sentence(record, stored.names),
+            "winner": None if outcome is None else outcome.winner,
+            "reason": ABORTED if outcome is None else outcome.reason,
+            "result": record.result(),
+            "aborted_by": record.aborted,
         },
+        "abortable": abortable(stored, record),
         "undoable": undoable(stored, record),
         "position": position.position_string(),
     }
@@ -445,16 +459,21 @@ def chat_json(line: ChatLine) -> dict[str, Any]:
     return {"n": line.n, "seat": line.seat, "text": line.text, "said": said.isoformat()}
 
 
-def sentence(record: GameRecord) -> str:
-    """How the game ended, in words."""
+def sentence(record: GameRecord, names: tuple[str | None, str | None] = (None, None)) -> str:
+    """How the game ended, in words (``names``: the names the players gave)."""
     game = record.game
+    if record.aborted is not None:
+        side, name = game.player_name(record.aborted), names[record.aborted]
+        if name:
+            return _("The game was aborted by {player} ({name}).").format(player=side, name=name)
+        return _("The game was aborted by {player}.").format(player=side)
     outcome = record.outcome()
     assert outcome is not None
     return outcome.sentence(game.reason_words, [game.player_name(0), game.player_name(1)])
 
 
 def position_title(record: GameRecord) -> str:
-    if record.outcome() is not None:
+    if record.is_over():
         return sentence(record)
     position = record.position
     return _("turn {turn}, {player} to act").format(

@@ -35,7 +35,7 @@ from boardlab.core.errors import (
 )
 from boardlab.core.game import MAX_ACTION_TEXT, Position
 from boardlab.core.i18n import _, language
-from boardlab.core.record import AGREEMENT, GameRecord
+from boardlab.core.record import ABORTED, AGREEMENT, GameRecord
 from boardlab.web import clock, positions, rooms, thinking
 from boardlab.web.data import (
     HUMAN,
@@ -99,7 +99,7 @@ SPECTATORS_TOLD_SECONDS = 1.0
 
 T = TypeVar("T")
 #: The changes a player asks for (``GameService.act``), each made by its ``_kind``.
-CHANGES = ("play", "undo", "resign", "draw", "takeback", "claim")
+CHANGES = ("play", "undo", "resign", "draw", "takeback", "claim", "abort")
 
 
 class Rare:
@@ -432,9 +432,9 @@ class GameService:
     # ------------------------------------------------------------------ changes
     async def act(self, kind: str, game_id: str, viewer: Viewer, ply: Any, *details: Any) -> Room:
         """Make the change ``kind`` (``play`` with the action's string, ``undo``,
-        ``resign``, ``draw`` or ``takeback`` with the answer) for ``viewer``, answering
-        action number ``ply``: a page's message or an API request. The game's room,
-        changed."""
+        ``resign``, ``draw`` or ``takeback`` with the answer, ``claim``, ``abort``) for
+        ``viewer``, answering action number ``ply``: a page's message or an API request.
+        The game's room, changed."""
         room = await self.room(game_id)
         if kind not in CHANGES:
             raise RequestError(_("unknown change {kind!r}").format(kind=kind))
@@ -660,6 +660,43 @@ class GameService:
         )
         self._end(room, ended, revision, halted)
 
+    async def abort(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
+        """Abort a game online before it has really begun (``rooms.abortable``: fewer
+        than ``rooms.ABORT_TURNS`` turns complete), or one still waiting for its
+        opponent: it ends with no result, reason ``aborted``."""
+        room = await self.act("abort", game_id, viewer, ply)
+        return room.state(language(), viewer)
+
+    async def _abort(self, room: Room, viewer: Viewer, ply: Any) -> None:
+        stored, record = room.stored, room.record
+        check_ply(record, ply)
+        if record.is_over():
+            raise RequestError(_("the game is already over"))
+        if not online(stored):
+            raise RequestError(
+                _("only a game between two people online is aborted; here, undo or resign instead")
+            )
+        held = viewer.seats(stored)
+        if not held:
+            raise NotYourSeat(
+                _("only a player of this game may abort it: you hold no seat (spectators watch)")
+            )
+        if not rooms.abortable(stored, record):
+            raise RequestError(
+                _(
+                    "too late to abort: the game has begun (a game is aborted only while "
+                    "each player has had at most one turn); resign instead"
+                )
+            )
+        me = min(held)
+        ended = record.copy()
+        ended.abort(me)
+        halted = stopped(stored, record)
+        revision = await asyncio.to_thread(
+            self.store.end, room.id, len(record), me, ended.result(), ABORTED, halted
+        )
+        self._end(room, ended, revision, halted)
+
     async def take_seat(
         self, game_id: str, key: str, invited: str | None, name: str | None, viewer: Viewer
     ) -> None:
@@ -700,6 +737,8 @@ class GameService:
         stored, record = room.stored, room.record
         if not record.is_over():
             raise RequestError(_("a rematch follows a finished game"))
+        if stored.open_seat is not None:  # aborted while it waited: nobody to play again
+            raise RequestError(_("a rematch needs an opponent, and this game never had one"))
         check_seat(stored, record, viewer, None)
         if stored.rematch is not None:
             return stored.rematch

@@ -96,7 +96,8 @@ class GameRow(Base):
     resigned: Mapped[int | None] = mapped_column(Integer)
     #: Actions stored, kept with them so a list of games needs no count.
     length: Mapped[int] = mapped_column(Integer, default=0)
-    #: ``*`` while the game goes on, then the winner's name or ``draw``.
+    #: ``*`` while the game goes on, then the winner's name, ``draw`` or ``aborted`` (no
+    #: result).
     result: Mapped[str] = mapped_column(String(32), default="*")
     #: Changes so far (actions, undos, resignations): pages show the newest state only.
     revision: Mapped[int] = mapped_column(Integer, default=0)
@@ -107,8 +108,9 @@ class GameRow(Base):
     open_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: Whether the game waits in the lobby, where anyone may take its open seat.
     listed: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
-    #: How an unfinished game ended: ``resign``, ``forfeit``, ``time`` (with ``resigned``
-    #: the player who lost) or ``agreement`` (a draw); None while the rules decide.
+    #: How an unfinished game ended: ``resign``, ``forfeit``, ``time``, ``abandoned`` (with
+    #: ``resigned`` the player who lost), ``agreement`` (a draw) or ``aborted`` (with
+    #: ``resigned`` the player who aborted it: no result); None while the rules decide.
     ending: Mapped[str | None] = mapped_column(String(16), nullable=True)
     #: The player who offers a draw, until the other answers or anyone acts.
     draw_offer: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -507,8 +509,8 @@ class Store:
         clock: dict[str, Any] | None = None,
     ) -> int:
         """End the unfinished game at action ``ply``: ``player`` loses (``resign``,
-        ``forfeit``, ``time``), or, with no player, a draw agreed (``agreement``). The
-        game's revision after."""
+        ``forfeit``, ``time``, ``abandoned``) or aborts it (``aborted``: no result), or,
+        with no player, a draw agreed (``agreement``). The game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
             if row.length != ply or row.resigned is not None or row.ending is not None:
@@ -613,7 +615,11 @@ class Store:
         with self.reading() as session:
             rows = session.scalars(
                 select(GameRow)
-                .where(GameRow.listed.is_(True), GameRow.open_seat.is_not(None))
+                .where(
+                    GameRow.listed.is_(True),
+                    GameRow.open_seat.is_not(None),
+                    GameRow.result == "*",  # not one its maker aborted
+                )
                 .order_by(GameRow.created.desc())
                 .limit(limit)
             ).all()

@@ -151,6 +151,14 @@ async def claim(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
     return await service_of(request).claim(game_id, body.ply, viewer_of(request, game_id))
 
 
+@router.post("/games/{game_id}/abort", responses=CHANGE, dependencies=SEATED)
+async def abort(request: Request, game_id: str, body: Answer) -> dict[str, Any]:
+    """Abort a game online before it has really begun (while each player has had at
+    most one turn), or one still waiting for its opponent: it ends with no result
+    (not a win, not a draw), reason ``aborted``."""
+    return await service_of(request).abort(game_id, body.ply, viewer_of(request, game_id))
+
+
 @router.post("/games/{game_id}/takeback", responses=CHANGE, dependencies=SEATED)
 async def takeback(request: Request, game_id: str, body: OfferRequest) -> dict[str, Any]:
     """Ask to take back your last turn (and the reply to it), or accept or decline the

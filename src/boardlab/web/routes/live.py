@@ -52,6 +52,7 @@ MESSAGES: dict[str, tuple[str, ...]] = {
     "draw": ("ply", "answer"),
     "takeback": ("ply", "answer"),
     "claim": ("ply",),
+    "abort": ("ply",),
 }
 #: The scope extension by which the server takes frames the app made itself
 #: (``serve.FramedWebSocket``): ``{"write": write}``, ``write(frame)`` False when the
@@ -65,6 +66,7 @@ EXAMPLES = (
     '{"type": "draw", "id": 4, "ply": 3, "answer": "offer"}',
     '{"type": "takeback", "id": 5, "ply": 3, "answer": "offer"}',
     '{"type": "claim", "id": 6, "ply": 3}',
+    '{"type": "abort", "id": 7, "ply": 1}',
     '{"type": "chat", "text": "..."}',
     '{"type": "ping"}',
 )

@@ -337,14 +337,18 @@ function render() {
   renderHint();
   $("undo").hidden = $("hint-button").hidden = state.online || !state.you.length;
   $("resign").hidden = !state.you.length;
+  // Abort: a player's, while the game online has not really begun (the server says).
+  $("abort").hidden = !state.abortable || !state.you.length;
+  $("abort").disabled = busy;
   $("typed").hidden = !state.you.length;
   $("watching").hidden = state.you.length > 0;
-  if ($("invitation")) $("invitation").hidden = state.open_seat === null;
+  if ($("invitation")) $("invitation").hidden = state.open_seat === null || !!state.outcome;
   renderDraw();
   renderTakeback();
   renderClocks();
   renderChat();
-  $("rematch").hidden = !state.outcome || !state.you.length;
+  // (a game aborted while it waited for an opponent has nobody to play again)
+  $("rematch").hidden = !state.outcome || !state.you.length || state.open_seat !== null;
   $("rematch-button").textContent = state.rematch ? _("Play the rematch") : _("Rematch, sides swapped");
   $("undo").disabled = busy || !state.can_undo;
   $("hint-button").disabled = busy || !state.you_act;
@@ -638,6 +642,11 @@ $("undo").onclick = async () => {
 $("resign").onclick = async () => {
   if (!confirm(_("Resign this game?"))) return;
   const data = await send("resign", { ply: state.ply });
+  if (data && data.ply !== undefined) await show(data);
+};
+$("abort").onclick = async () => {
+  if (!confirm(_("Abort this game? It ends with no result: nobody wins or loses."))) return;
+  const data = await send("abort", { ply: state.ply });
   if (data && data.ply !== undefined) await show(data);
 };
 async function answerDraw(answer) {
