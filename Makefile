@@ -26,7 +26,10 @@ $(VENV)/.installed: $(VENV)/.serving pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[play,fast,web,rl,train,study,ray,test]'
 	touch $@
 
+# The AI's searches compiled before the server starts (a minute once, then a second or
+# two), so that no first move waits for them.
 serve: $(VENV)/.serving
+	$(BIN)/boardlab prepare
 	$(BIN)/boardlab serve
 
 play: $(VENV)/.serving

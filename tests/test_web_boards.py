@@ -145,6 +145,10 @@ def test_exact_values_are_the_solvers(http: Any) -> None:
         pytest.skip("no solver reaches Galatjang's start here")
     best = sorted(values.values(), reverse=True)[:3]
     assert data["exact"] and [line["value"] for line in data["lines"]] == best
+    position = game.initial()  # every move with its value, as a tablebase shows them
+    assert {m["action"]: m["value"] for m in data["moves"]} == {
+        position.action_string(a): v for a, v in values.items()
+    }
 
 
 def test_a_bad_position_is_refused_before_the_analysis_waits(http: Any) -> None:

@@ -176,6 +176,14 @@ def test_the_ais_lines_are_legal_and_play_by_a_click(page: Any, url: str, game_i
         first = lines.nth(k).locator("button.action").inner_text()
         rest = lines.nth(k).locator(".line-rest").inner_text().split()
         position.play_all([first, *rest])  # raises for an illegal line
+    from boardlab.solve import exact_values
+
+    values = exact_values(position.game, position.state)
+    if values is not None:  # every move's exact value, shown as a tablebase shows them
+        rows = page.locator("#explorer tr")
+        assert rows.count() == len(values) == len(position.legal_actions())
+    else:
+        assert page.locator("#explorer").count() == 0
     first = lines.nth(0).locator("button.action").inner_text()
     lines.nth(0).locator("button.action").click()
     page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")

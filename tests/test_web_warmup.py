@@ -225,3 +225,27 @@ def test_nothing_of_several_server_processes_outlives_a_kill_of_serve(
     finally:
         server.stop()
         end_group(server)
+
+
+def test_boardlab_prepare_says_every_level_of_every_game_ready_or_why_not() -> None:
+    """What ``make serve`` runs before the server: each level of each game prepared in
+    this machine's cache (or said why it cannot play), then the whole."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "boardlab", "prepare"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LANGUAGE": "en"},
+        timeout=900,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0] == "boardlab prepare: preparing every level"
+    for game_id in boardlab.game_ids():
+        for level in levels(boardlab.new_game(game_id)):
+            said = re.compile(rf"boardlab prepare: {game_id} {level} (ready in|cannot play)")
+            assert any(said.match(line) for line in lines), (game_id, level)
+    assert re.fullmatch(r"boardlab prepare: every level ready in [\d.]+ s", lines[-1])
+    assert done.stderr == ""

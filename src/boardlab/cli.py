@@ -464,6 +464,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help=_("mark cookies Secure: the site is reached over HTTPS only"),
     )
+    commands.add_parser(
+        "prepare",
+        help=_("compile what every AI level needs, before a server's first players wait"),
+        description=_(
+            "Compile and load the AI's searches and the solvers' tables for every level "
+            "of every game, once, into the cache on disk: a fresh install takes about a "
+            "minute, later runs a second or two. make serve runs it before the server "
+            "starts, so that no first move waits for it."
+        ),
+    )
     db = commands.add_parser(
         "db",
         help=_("the web app's database: its schema"),
@@ -1063,6 +1073,17 @@ def run_serve(args: argparse.Namespace) -> int:
     )
 
 
+def run_prepare(args: argparse.Namespace) -> int:
+    from boardlab.extras import has
+    from boardlab.web.thinking import prepare_levels
+
+    if not has("fast"):
+        print(_("nothing to prepare: without the fast extra the AI compiles nothing"))
+        return 0
+    prepare_levels(print, _("boardlab prepare"))
+    return 0
+
+
 def run_tournament(args: argparse.Namespace) -> int:
     from boardlab.arena.tournament import Plan, random_openings, read_openings, run, standings
 
@@ -1222,6 +1243,7 @@ COMMANDS = {
     "study": run_study,
     "review": run_review,
     "serve": run_serve,
+    "prepare": run_prepare,
     "db": run_db,
     "solve": run_solve,
     "match": run_match,

@@ -106,8 +106,9 @@ def analyse(
 ) -> dict[str, Any]:
     """The best ``lines`` actions of the position ``text`` with the line expected after
     each and its value for the player to act: exact (points) where a solver reaches the
-    position, else the agent's evaluation (-1..1, a line searched afresh after each
-    action that is not its own best)."""
+    position, with every legal action's value besides (``moves``), else the agent's
+    evaluation (-1..1, a line searched afresh after each action that is not its own
+    best)."""
     from boardlab.ai import make_agent
     from boardlab.solve import best_line, exact_values
     from boardlab.web.positions import read_position
@@ -118,11 +119,16 @@ def analyse(
         return {"exact": False, "lines": [], "player": None}
     values = exact_values(game, position.state)
     if values is not None:
-        ranked = sorted(values.items(), key=lambda item: -item[1])[:lines]
+        ranked = sorted(values.items(), key=lambda item: -item[1])
         rest = LINE_LENGTH - 1
         return {
             "exact": True,
             "player": position.to_act,
+            # every legal action's exact value, as a tablebase shows them
+            "moves": [
+                {"action": position.action_string(action), "value": value}
+                for action, value in ranked
+            ],
             "lines": [
                 {
                     "action": position.action_string(action),
@@ -131,7 +137,7 @@ def analyse(
                         (action, *best_line(game, game.apply(position.state, action), rest))
                     ),
                 }
-                for action, value in ranked
+                for action, value in ranked[:lines]
             ],
         }
     agent = make_agent(spec, seed, game)
@@ -244,10 +250,11 @@ def outlive_no_server(server: int) -> None:
     threading.Thread(target=watch, name="outlive-no-server", daemon=True).start()
 
 
-def prepare_levels(say: Callable[[str], None] | None = None) -> float:
+def prepare_levels(say: Callable[[str], None] | None = None, who: str | None = None) -> float:
     """Compile and load what every level of every game needs (the compiled searches,
     the solvers' tables and searches) in this process, game by game and level by level,
-    saying each step (to the server's log: standard error); the seconds it took.
+    saying each step as ``who`` (to the server's log: standard error); the seconds it
+    took. ``boardlab prepare`` does it before a server starts, so that no player waits.
 
     What one process compiles, numba stores on disk and the others load: the steps are
     taken one process at a time on this machine (``one_at_a_time``), so that the
@@ -260,9 +267,9 @@ def prepare_levels(say: Callable[[str], None] | None = None) -> float:
     from boardlab.core.i18n import _
 
     say = say or _to_log
-    worker = os.getpid()
+    who = who or _("boardlab: AI worker {pid}").format(pid=os.getpid())
     began = time.perf_counter()
-    say(_("boardlab: AI worker {pid}: preparing every level").format(pid=worker))
+    say(_("{who}: preparing every level").format(who=who))
     for game_id in boardlab.game_ids():
         game = boardlab.new_game(game_id)
         for level in levels(game):
@@ -273,26 +280,25 @@ def prepare_levels(say: Callable[[str], None] | None = None) -> float:
                 with one_at_a_time() as waited:
                     agent.warm(game.initial())
             except BoardlabError as error:
-                text = _("boardlab: AI worker {pid}: {game} {level} cannot play: {why}")
-                say(text.format(pid=worker, game=game_id, level=level, why=error))
+                text = _("{who}: {game} {level} cannot play: {why}")
+                say(text.format(who=who, game=game_id, level=level, why=error))
                 continue
             except Exception as error:  # the level's first move will say it again
-                text = _("boardlab: AI worker {pid}: {game} {level} failed to prepare: {why}")
-                say(text.format(pid=worker, game=game_id, level=level, why=error))
+                text = _("{who}: {game} {level} failed to prepare: {why}")
+                say(text.format(who=who, game=game_id, level=level, why=error))
                 continue
             seconds = time.perf_counter() - step - waited
             text = (
-                _("boardlab: AI worker {pid}: {game} {level} ready in {seconds:.1f} s")
+                _("{who}: {game} {level} ready in {seconds:.1f} s")
                 if waited < 0.1
                 else _(
-                    "boardlab: AI worker {pid}: {game} {level} ready in {seconds:.1f} s, "
+                    "{who}: {game} {level} ready in {seconds:.1f} s, "
                     "after {waited:.1f} s waiting for another worker"
                 )
             )
-            say(text.format(pid=worker, game=game_id, level=level, seconds=seconds, waited=waited))
+            say(text.format(who=who, game=game_id, level=level, seconds=seconds, waited=waited))
     seconds = time.perf_counter() - began
-    text = _("boardlab: AI worker {pid}: every level ready in {seconds:.1f} s")
-    say(text.format(pid=worker, seconds=seconds))
+    say(_("{who}: every level ready in {seconds:.1f} s").format(who=who, seconds=seconds))
     return seconds
 
 

@@ -133,6 +133,29 @@ function renderLines() {
     list.append(entry);
   }
   box.append(head, list);
+  if (analysed.moves) box.append(explorer(analysed));
+}
+
+function explorer(found) {
+  // Every legal move with its exact value, as a tablebase shows them: a click plays one.
+  const table = document.createElement("table");
+  table.className = "explorer";
+  table.id = "explorer";
+  const caption = document.createElement("caption");
+  caption.textContent = _("Every move, exactly");
+  table.append(caption);
+  for (const item of found.moves) {
+    const row = table.insertRow();
+    row.className = item.value > 0 ? "wins" : item.value < 0 ? "loses" : "draws";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "action";
+    button.textContent = item.action;
+    button.onclick = () => play(item.action);
+    row.insertCell().append(button);
+    row.insertCell().textContent = worth(found, item);
+  }
+  return table;
 }
 
 $("lines-on").addEventListener("change", () => {
