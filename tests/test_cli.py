@@ -4,13 +4,16 @@ error with a non-zero exit, never a traceback."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import boardlab
 from boardlab.cli import main
+from boardlab.core.record import GameRecord
 
 JINLI_GAME = "a1-b2 @d4 g7-f6 @c3"
 
@@ -339,3 +342,24 @@ def test_play_loads_a_record_with_a_byte_order_mark(tmp_path: Path, kind: str) -
         )
         outputs.append((done.returncode, done.stdout, done.stderr))
     assert outputs[0][0] == 0 and outputs[1] == outputs[0], outputs
+
+
+def test_play_loads_an_aborted_game_and_says_it_has_no_result(tmp_path: Path) -> None:
+    """A record of a game aborted online (no winner, no draw) opens in the terminal as
+    over, its sentence said, as a finished game's is."""
+    record = GameRecord(boardlab.new_game("linja"))
+    record.play(record.position.legal_actions()[0])
+    record.abort(1)
+    (tmp_path / "aborted.txt").write_text(record.to_text())
+    done = subprocess.run(
+        [sys.executable, "-m", "boardlab", "play", "linja", "--load", "aborted.txt"],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "LANGUAGE": "en"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "The game was aborted by Red." in done.stdout
+    assert "Traceback" not in done.stderr

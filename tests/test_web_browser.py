@@ -863,7 +863,14 @@ def test_a_long_review_fetches_the_boards_it_shows(
     saved = tmp_path / "long.txt"
     saved.write_text(record.to_text())
     asked: list[str] = []
-    page.on("request", lambda request: "/positions" in request.url and asked.append(request.url))
+    page.on(  # the review's requests for boards (not the script positions.js)
+        "request",
+        lambda request: (
+            "/api/games/" in request.url
+            and "/positions" in request.url
+            and asked.append(request.url)
+        ),
+    )
     page.goto(f"{server.url}/")
     page.set_input_files("input[name=record]", str(saved))
     page.click("form.upload button")

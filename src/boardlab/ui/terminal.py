@@ -455,9 +455,14 @@ class TerminalGame:
         self.console.print(view(self.position, self.record.last_turn()))
 
     def announce_result(self) -> None:
+        game = self.position.game
+        aborted = self.record.aborted
+        if aborted is not None:  # no result: nobody won, nobody lost
+            said = _("The game was aborted by {player}.").format(player=game.player_name(aborted))
+            self.console.print(said, markup=False)
+            return
         outcome = self.record.outcome()
         assert outcome is not None
-        game = self.position.game
         names = [game.player_name(k) for k in range(len(game.players))]
         sentence = outcome.sentence(game.reason_words, names)
         self.console.print(sentence, markup=False)
