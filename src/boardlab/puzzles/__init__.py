@@ -1,0 +1,1 @@
+"""Puzzles proven by the solvers: generated, checked, rated and played."""
