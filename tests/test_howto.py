@@ -123,10 +123,13 @@ def test_the_card_is_one_click_away_and_leads_back(http: Any, lang: str) -> None
     assert http.get("/rules/nothing/card").status_code == 404
 
 
-def test_the_header_the_home_page_and_a_game_lead_to_the_how_to_page(http: Any) -> None:
+def test_the_learn_page_the_home_page_and_a_game_lead_to_the_how_to_page(http: Any) -> None:
     home = http.get("/?lang=en").text
+    assert 'href="/learn"' in home  # the header's Learn
+    learn = http.get("/learn").text
     for game_id in SHIPPED:
-        assert home.count(f'href="/rules/{game_id}"') == 2, "in the header and on its card"
+        assert home.count(f'href="/rules/{game_id}"') == 1, "on its card"
+        assert f'href="/rules/{game_id}"' in learn, "on the learn page"
         game_page = http.get(f"/play/{new_game(http, game_id)}").text
         assert f'href="/rules/{game_id}"' in game_page
     howto = http.get(f"/rules/{SHIPPED[0]}").text
