@@ -60,3 +60,12 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     server = request.getfixturevalue("postgres")
     url: str = server.fresh()
     return url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium, started by Playwright once for each module of browser tests."""
+    from web_support import launched_chromium
+
+    with launched_chromium() as launched:
+        yield launched

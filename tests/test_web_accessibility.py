@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from boardlab.lessons import lessons
-from web_support import SMALL, TESTING, chromium, launched_chromium, served_in_thread
+from web_support import SMALL, TESTING, chromium, served_in_thread
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 axe_playwright = pytest.importorskip(
@@ -49,12 +49,6 @@ def url() -> Iterator[str]:
 
     with served_in_thread(create_app("memory:", workers=1, limits=TESTING)) as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 @dataclass

@@ -17,19 +17,13 @@ from typing import Any
 
 import pytest
 
-from web_support import SMALL, LiveServer, chromium, launched_chromium
+from web_support import SMALL, LiveServer, chromium
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 chromium()  # or the module is skipped (CI: fails)
 
 SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

@@ -19,7 +19,7 @@ import pytest
 
 import boardlab
 from boardlab.core.game import Position
-from web_support import SMALL, chromium, launched_chromium, served_in_memory, watched_page
+from web_support import SMALL, chromium, served_in_memory, watched_page
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
@@ -35,12 +35,6 @@ GAMES = boardlab.game_ids()
 def url() -> Iterator[str]:
     with served_in_memory() as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import pytest
 
 import boardlab
 from boardlab.core.i18n import _, use_language
-from web_support import SMALL, LiveServer, chromium, launched_chromium
+from web_support import SMALL, LiveServer, chromium
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
@@ -29,12 +29,6 @@ SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 #: A position string of any game: fields of digits, letters and slashes between spaces,
 #: as a message would quote one.
 POSITION = re.compile(r"'[^' ]*[/,][^' ]* [^']*'")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 
 import boardlab
 from boardlab.web import pages
-from web_support import chromium, launched_chromium, served_in_memory
+from web_support import chromium, served_in_memory
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
@@ -38,12 +38,6 @@ SCREENS = {"desktop": (1280, 860), "phone": (390, 844)}
 def url() -> Iterator[str]:
     with served_in_memory() as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 @pytest.mark.parametrize("screen", SCREENS)
