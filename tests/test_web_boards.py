@@ -85,7 +85,6 @@ def test_several_actions_in_one_request_are_played_in_order(http: Any) -> None:
 @pytest.mark.parametrize(
     ("path", "query", "words"),
     [
-        ("/api/board/chess", {}, ["'chess'", "jinli"]),
         ("/api/board/jinli", {"position": "Y5Y/7/7 r m"}, ["'Y5Y/7/7 r m'", "fields"]),
         ("/api/board/jinli", {"position": "YY4Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0"}, ["3 koi"]),
         ("/api/board/jinli", {"option": ["stones=-3"]}, ["stones", "-3"]),
@@ -216,3 +215,10 @@ def test_a_bad_edit_is_refused_with_a_message_that_quotes_it(
     message = answer.json()["error"]
     for word in words:
         assert word in message, message
+
+
+@pytest.mark.parametrize("path", ["/api/board/chess", "/api/board/chess/play", "/analysis/chess"])
+def test_an_unknown_game_is_not_found(http: Any, path: str) -> None:
+    answer = http.get(path, headers={"Accept": "application/json"})
+    assert answer.status_code == 404, answer.text
+    assert "'chess'" in answer.text and "jinli" in answer.text

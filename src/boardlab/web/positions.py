@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import boardlab
-from boardlab.core.errors import BoardlabError, InvalidNotationError, clipped
+from boardlab.core.errors import BoardlabError, InvalidNotationError, UnknownGameError, clipped
 from boardlab.core.game import Game, Position
 from boardlab.core.i18n import _
 from boardlab.ui.svg import board_svg
@@ -89,7 +89,7 @@ def read_position(game_id: str, options: Sequence[str], text: str | None) -> Pos
 def game_of(game_id: str, options: Sequence[str]) -> Game[Any]:
     """The game ``game_id`` under ``options`` (``NAME=VALUE`` words)."""
     if game_id not in boardlab.game_ids():
-        raise BoardlabError(
+        raise UnknownGameError(
             _("unknown game {game!r}: expected one of {games}").format(
                 game=clipped(game_id, 32), games=", ".join(boardlab.game_ids())
             )

@@ -264,7 +264,7 @@ OptionWords = Annotated[
         description="The game's options, each `NAME=VALUE` (the default rules if none).",
     ),
 ]
-BOARD = refusals(400, switches_language=True)
+BOARD = refusals(400, 404, switches_language=True)
 
 
 @router.get("/board/{game}", responses=BOARD)
@@ -294,7 +294,7 @@ async def board_play(
     return await asyncio.to_thread(boards.played, game, option, position, action)
 
 
-@router.get("/board/{game}/analysis", responses=refusals(400, 429, switches_language=True))
+@router.get("/board/{game}/analysis", responses=refusals(400, 404, 429, switches_language=True))
 async def board_analysis(
     request: Request,
     game: str,
