@@ -484,6 +484,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     db.add_argument("action", choices=["upgrade", "status"])
     db.add_argument("--db", metavar="URL", help=_("an SQLAlchemy database URL"))
+    puzzles = commands.add_parser(
+        "puzzles",
+        help=_("make or check puzzles proven by the solver"),
+        description=_(
+            "make finds puzzles in seeded self-play and writes them (by default to the "
+            "game's own puzzle file); check proves every puzzle of a file again through the "
+            "engine and the solver. See docs/puzzles.md."
+        ),
+    )
+    puzzles.add_argument("action", choices=["make", "check"])
+    puzzles.add_argument(
+        "game",
+        nargs="?",
+        metavar="GAME",
+        help=_("one of {games} (check: every game with puzzles, if left out)").format(
+            games=", ".join(game_ids())
+        ),
+    )
+    option_flag(puzzles)
+    puzzles.add_argument(
+        "--count", type=within(int, 1, 10**6), default=1000, metavar="N",
+        help=_("make: the puzzles wanted (default 1000)"),
+    )  # fmt: skip
+    puzzles.add_argument("--seed", type=SEED, default=0, metavar="S")
+    puzzles.add_argument(
+        "--out", metavar="FILE", help=_("make: the file (default: the game's puzzle file)")
+    )
+    puzzles.add_argument("--file", metavar="FILE", help=_("check: this file instead"))
+    puzzles.add_argument(
+        "--sample", type=within(int, 1, 10**6), metavar="N",
+        help=_("check: a seeded sample of N puzzles of each file"),
+    )  # fmt: skip
     for sub in commands.choices.values():  # --lang after the command too
         lang_flag(sub, argparse.SUPPRESS)
     return parser
@@ -1237,6 +1269,42 @@ def run_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_puzzles(args: argparse.Namespace) -> int:
+    from boardlab.puzzles.check import check_puzzles
+    from boardlab.puzzles.make import make_puzzles
+    from boardlab.puzzles.puzzle import read_puzzles, shipped_path
+
+    if args.action == "make":
+        if args.game is None:
+            raise UsageError(_("boardlab puzzles make: name the game"))
+        game = _game(args)
+        out = Path(args.out) if args.out else shipped_path(game)
+        _made, tally = make_puzzles(game, args.count, args.seed, out, report=print)
+        print(
+            _(
+                "{puzzles} puzzles from {candidates} candidate positions ({unreached} out of "
+                "the solver's reach) in {games} games, {seconds:.0f} s: {out}"
+            ).format(out=out, **tally.to_json())
+        )
+        themes = ", ".join(f"{theme} {n}" for theme, n in sorted(tally.themes.items()))
+        print(_("themes: {themes}").format(themes=themes or "-"))
+        return 0
+    if args.file:
+        files = [Path(args.file)]
+    else:
+        ids = [args.game] if args.game else game_ids()
+        files = [shipped_path(game_class(i)) for i in ids]
+        files = [f for f in files if f.exists() or args.game]
+    for path in files:
+        count, seconds = check_puzzles(read_puzzles(path), args.sample, args.seed)
+        print(
+            _("{count} puzzles proven again in {seconds:.1f} s: {file}").format(
+                count=count, seconds=seconds, file=path
+            )
+        )
+    return 0
+
+
 COMMANDS = {
     "engine": run_engine,
     "tournament": run_tournament,
@@ -1254,6 +1322,7 @@ COMMANDS = {
     "show": run_show,
     "perft": run_perft,
     "replay": run_replay,
+    "puzzles": run_puzzles,
 }
 
 
