@@ -99,6 +99,8 @@ def world(browser: Any, url: str) -> Iterator[World]:
             made.paths[f"lesson-{game}"] = ("owner", f"/learn/{game}/{lessons(game)[0].id}")
             made.paths[f"analysis-{game}"] = ("owner", f"/analysis/{game}")
         made.paths["learn"] = ("owner", "/learn")
+        made.paths["puzzles"] = ("owner", "/puzzles")
+        made.paths["puzzles-daily"] = ("owner", "/puzzles/daily")
         impossible = "0,0,0,1,2,0/0,1,0,0,3,1+33/32+s+1+0"  # 73 seeds: set up in the editor
         made.paths["analysis-setup"] = ("owner", f"/analysis/galatjang?position={impossible}")
         made.paths["play-hot-seat"] = ("owner", f"/play/{new('linja', 'human')}")
@@ -235,6 +237,8 @@ KINDS = [
     *(f"lesson-{game}" for game in GAMES),
     *(f"analysis-{game}" for game in GAMES),
     "analysis-setup",
+    "puzzles",
+    "puzzles-daily",
     "lobby",
     "games",
     "join",
@@ -257,6 +261,8 @@ def test_no_serious_accessibility_violation(
             page.wait_for_selector("#lesson[data-ready=true]")
         elif kind.startswith("analysis-"):
             page.wait_for_selector("#analysis[data-ready=true]")
+        elif kind.startswith("puzzles"):  # a game ships puzzles, or the page says none
+            page.wait_for_selector("#puzzle:is([data-ready=true], [data-phase=empty])")
         elif kind == "review":  # the AI's review done, its summary shown
             page.wait_for_selector("#board svg")
             page.wait_for_selector("#summary table", timeout=120000)

@@ -43,6 +43,24 @@ NAMED = (NO_COOKIE, SPECTATOR, OTHER_GAME, INVITATION, SEAT_TO_ACT, SEAT_NOT_TO_
 GROUPS = ("seats", "anyone but seats", "anyone", "nobody", "others", "all")
 
 
+def a_puzzle() -> tuple[str, str] | None:
+    """A shipped puzzle of ``GAME`` and a wrong answer to it (the reads' ``PUZZLE`` and
+    ``WRONG``), or None when the game ships none."""
+    from boardlab.core.registry import game_class
+    from boardlab.puzzles.puzzle import read_puzzles, shipped_path
+
+    path = shipped_path(game_class(GAME))
+    if not path.exists():
+        return None
+    puzzle = read_puzzles(path)[0]
+    right = {action for action, _after in puzzle.tree.answers}
+    position = puzzle.new_game().from_position_string(puzzle.position)
+    return puzzle.id, next(a for a in position.legal_action_strings() if a not in right)
+
+
+PUZZLE = a_puzzle()
+
+
 # ---------------------------------------------------------------------- the tables
 @dataclass(frozen=True)
 class Rule:
@@ -784,14 +802,18 @@ def read_all(walk: Walk, kind: str, failures: list[str]) -> int:
             if "chat" in name:
                 continue
             for route in routes:
-                if "GAME" in route and kind != "against the AI":
+                if ("GAME" in route or "PUZZLE" in route) and kind != "against the AI":
                     continue  # a position no game holds: the same for every kind of game
+                if "PUZZLE" in route and PUZZLE is None:
+                    continue  # the game ships no puzzles: tests/test_web_puzzles.py says so
                 what = f"read {route} | {kind} | {viewer.name}"
                 count += 1
                 try:
                     assert rule.allowed == ("anyone",), f"a read for {rule.text!r}"
                     path = route.removeprefix("GET ").replace("ID", made.id)
                     path = path.replace("GAME", GAME)
+                    if PUZZLE is not None:
+                        path = path.replace("PUZZLE", PUZZLE[0]).replace("WRONG", PUZZLE[1])
                     if route.startswith("/ws/"):
                         with walk.socket(made.id, viewer) as page:
                             page.send(json.dumps({"type": "ping"}))

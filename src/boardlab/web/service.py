@@ -36,7 +36,7 @@ from boardlab.core.errors import (
 from boardlab.core.game import MAX_ACTION_TEXT, Position
 from boardlab.core.i18n import _, language
 from boardlab.core.record import ABORTED, AGREEMENT, GameRecord
-from boardlab.web import clock, positions, rooms, thinking
+from boardlab.web import clock, positions, puzzles, rooms, thinking
 from boardlab.web.data import (
     HUMAN,
     SPECTATOR,
@@ -924,6 +924,22 @@ class GameService:
             ANALYSIS_AGENT,
         )
         return result
+
+    async def why(self, puzzle_id: str, path: Sequence[str], action: str) -> dict[str, Any]:
+        """Why ``action`` after ``path`` is not the puzzle's best, in words: the solver's
+        exact values, run when the asker's turn in the queue comes (the puzzle, the path
+        and the action are checked here first, so that a bad request never waits)."""
+        puzzle, text = await asyncio.to_thread(puzzles.why_position, puzzle_id, path, action)
+        found: dict[str, Any] = await self.queue.run(
+            CLIENT.get(),
+            lane_for(ANALYSIS_AGENT, puzzle.game),
+            puzzles.why,
+            puzzle.game,
+            list(puzzle.options),
+            text,
+            action,
+        )
+        return puzzles.explain(puzzle, path, found)
 
     # ------------------------------------------------------------------ reviews
     async def review(self, game_id: str) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
 import boardlab
-from boardlab.web import pages
+from boardlab.web import pages, puzzles
 from boardlab.web import positions as boards
 from boardlab.web.deps import service_of, viewer_of
 
@@ -326,3 +326,78 @@ async def board_edit(
     if tool is None:
         return await asyncio.to_thread(boards.set_up, game, option, position)
     return await asyncio.to_thread(boards.edited, game, option, position, tool, place)
+
+
+# ------------------------------------------------------------------ puzzles
+class AttemptRequest(BaseModel):
+    """An attempt at a puzzle: the rating the browser keeps (``Rating.to_dict``: rating,
+    deviation, volatility) and whether the puzzle was solved."""
+
+    model_config = ConfigDict(extra="forbid")
+    rating: Any
+    solved: StrictBool
+
+
+PUZZLE = refusals(400, 404, switches_language=True)
+
+
+@router.get("/puzzles/next", responses=PUZZLE)
+async def puzzle_next(
+    game: Annotated[
+        str | None, Query(max_length=40, description="Only this game's puzzles (any if none).")
+    ] = None,
+    theme: Annotated[
+        str | None, Query(max_length=40, description="Only puzzles of this theme (any if none).")
+    ] = None,
+    rating: Annotated[
+        float, Query(ge=0, le=5000, description="The player's rating: a puzzle near it.")
+    ] = 1500.0,
+    exclude: Annotated[
+        list[str],
+        Query(
+            max_length=puzzles.MOST_EXCLUDED,
+            description=f"Ids of puzzles not to give (just seen), at most {puzzles.MOST_EXCLUDED}.",
+        ),
+    ] = [],  # noqa: B006
+) -> dict[str, Any]:
+    """A puzzle near ``rating``, at random among the nearest not excluded: its solution
+    tree, its themes in words, its first rating, the task in words and the view of its
+    position; 404 when no puzzle matches the filters."""
+    return await asyncio.to_thread(puzzles.next_puzzle, game, theme, rating, exclude)
+
+
+@router.get("/puzzles/daily", responses=PUZZLE)
+async def puzzle_daily() -> dict[str, Any]:
+    """Today's puzzle (the day in UTC): the same for everyone on a day."""
+    return await asyncio.to_thread(puzzles.daily)
+
+
+@router.get("/puzzles/{puzzle_id}", responses=PUZZLE)
+async def puzzle_one(puzzle_id: str) -> dict[str, Any]:
+    """One puzzle, as ``next`` gives it (its own link)."""
+    return await asyncio.to_thread(lambda: puzzles.describe(puzzles.find(puzzle_id)))
+
+
+@router.post("/puzzles/{puzzle_id}/attempt", responses=refusals(400, 404))
+async def puzzle_attempt(puzzle_id: str, body: AttemptRequest) -> dict[str, Any]:
+    """The player's new rating after an attempt (Glicko-2, against the puzzle's rating
+    with the deviation ``PUZZLE_DEVIATION``); nothing is kept: the browser keeps it."""
+    return puzzles.attempt(puzzle_id, body.rating, body.solved)
+
+
+@router.get("/puzzles/{puzzle_id}/why", responses=refusals(400, 404, 429, switches_language=True))
+async def puzzle_why(
+    request: Request,
+    puzzle_id: str,
+    action: Annotated[str, Query(max_length=64, description="The answer to explain.")],
+    path: Annotated[
+        list[str],
+        Query(
+            max_length=puzzles.MOST_PATH,
+            description="The actions played from the puzzle's position before it, in order.",
+        ),
+    ] = [],  # noqa: B006
+) -> dict[str, Any]:
+    """Why ``action`` after ``path`` is not the best, in words: its exact value against
+    the best's (the solver's). A search: it waits for the asker's turn."""
+    return await service_of(request).why(puzzle_id, path, action)

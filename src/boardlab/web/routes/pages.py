@@ -4,7 +4,7 @@ a game, an invitation, the lobby, a review, the rules, a player's games, an uplo
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
@@ -13,7 +13,7 @@ import boardlab
 from boardlab.core.errors import BoardlabError, clipped
 from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord, decode_record_text
-from boardlab.web import pages, positions
+from boardlab.web import pages, positions, puzzles
 from boardlab.web.clock import new_clock
 from boardlab.web.data import HUMAN, NotFound, RequestError, Viewer, key_of, new_secret
 from boardlab.web.deps import (
@@ -231,6 +231,31 @@ async def analysis_page(
     board = await asyncio.to_thread(positions.set_up, kind, option, position)
     tools = await asyncio.to_thread(pages.edit_tools, kind)
     return page(request, "analysis.html", board=board, tools=tools)
+
+
+@router.get("/puzzles", response_class=HTMLResponse)
+async def puzzles_page(request: Request) -> Response:
+    """Puzzles near the player's rating (kept by the browser), solved by clicks; the
+    filters (game, theme) in the address: ``?game=GAME&theme=THEME``."""
+    return await puzzle_page(request, "next", None)
+
+
+@router.get("/puzzles/daily", response_class=HTMLResponse)
+async def daily_puzzle_page(request: Request) -> Response:
+    """Today's puzzle (UTC), the same for everyone."""
+    return await puzzle_page(request, "daily", await asyncio.to_thread(puzzles.daily))
+
+
+@router.get("/puzzles/{puzzle_id}", response_class=HTMLResponse)
+async def one_puzzle_page(request: Request, puzzle_id: str) -> Response:
+    """One puzzle, by its own link."""
+    found = await asyncio.to_thread(lambda: puzzles.describe(puzzles.find(puzzle_id)))
+    return await puzzle_page(request, "one", found)
+
+
+async def puzzle_page(request: Request, mode: str, puzzle: dict[str, Any] | None) -> Response:
+    games = await asyncio.to_thread(puzzles.games)
+    return page(request, "puzzles.html", mode=mode, puzzle=puzzle, games=games)
 
 
 @router.get("/games", response_class=HTMLResponse)

@@ -1,0 +1,186 @@
+"""The puzzles' API: a puzzle near a rating, by id, of the day, each as its shipped file
+has it (tree, themes, rating) with the engine's view of its position; filters and
+excludes; a player's new rating after an attempt, equal to Glicko-2's; why a wrong answer
+is wrong, with the solver's values. Games that ship no puzzles are answered in words;
+the tests that need a game's puzzles skip when its file is missing."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import boardlab
+from boardlab.core.registry import game_class
+from boardlab.puzzles import glicko
+from boardlab.puzzles.puzzle import Puzzle, read_puzzles, shipped_path
+from boardlab.solve import exact_values
+from boardlab.web import positions
+from boardlab.web import puzzles as web_puzzles
+from web_support import client
+
+SHIPPED = {
+    g: read_puzzles(shipped_path(game_class(g)))
+    for g in boardlab.game_ids()
+    if shipped_path(game_class(g)).exists()
+}
+WITH = sorted(SHIPPED)
+WITHOUT = sorted(set(boardlab.game_ids()) - set(SHIPPED))
+needs_puzzles = pytest.mark.skipif(not WITH, reason="no game ships puzzles yet")
+
+
+@pytest.fixture(scope="module")
+def http(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    with client(tmp_path_factory.mktemp("puzzles") / "games.sqlite3") as test_client:
+        yield test_client
+
+
+def by_id(puzzle_id: str) -> Puzzle:
+    (found,) = [p for ps in SHIPPED.values() for p in ps if p.id == puzzle_id]
+    return found
+
+
+def assert_as_shipped(answer: dict[str, Any]) -> None:
+    """The answer says what the file says, and shows the position as the engine does."""
+    puzzle = by_id(answer["id"])
+    assert answer["tree"] == puzzle.tree.to_json()
+    assert answer["rating"] == puzzle.rating and answer["position"] == puzzle.position
+    assert [t["id"] for t in answer["themes"]] == list(puzzle.themes)
+    assert all(t["words"] for t in answer["themes"])
+    position = puzzle.new_game().from_position_string(puzzle.position)
+    assert answer["start"] == positions.view(position)
+    assert answer["player"] == puzzle.player == position.to_act
+    assert position.game.player_name(puzzle.player) in answer["task"]
+
+
+@needs_puzzles
+@pytest.mark.parametrize("game", WITH)
+def test_next_is_a_shipped_puzzle_of_the_game_near_the_rating(http: Any, game: str) -> None:
+    for rating in (600, 1500, 2500):
+        answer = http.get("/api/puzzles/next", params={"game": game, "rating": rating})
+        assert answer.status_code == 200, answer.text
+        found = answer.json()
+        assert found["game"] == game
+        assert_as_shipped(found)
+        nearest = sorted(abs(p.rating - rating) for p in SHIPPED[game])
+        assert abs(found["rating"] - rating) <= nearest[web_puzzles.NEAREST - 1]
+
+
+@needs_puzzles
+def test_the_theme_filter_and_the_excludes(http: Any) -> None:
+    game = WITH[0]
+    theme = sorted({t for p in SHIPPED[game] for t in p.themes})[0]
+    for _try in range(5):
+        found = http.get("/api/puzzles/next", params={"game": game, "theme": theme}).json()
+        assert theme in [t["id"] for t in found["themes"]]
+    near = sorted(SHIPPED[game], key=lambda p: (abs(p.rating - 1500), p.id))
+    excluded = [p.id for p in near[: web_puzzles.MOST_EXCLUDED]]
+    for _try in range(5):
+        found = http.get(
+            "/api/puzzles/next", params={"game": game, "rating": 1500, "exclude": excluded}
+        ).json()
+        assert found["id"] not in excluded
+    too_many = http.get("/api/puzzles/next", params={"exclude": [str(k) for k in range(51)]})
+    assert too_many.status_code == 422
+    unknown = http.get("/api/puzzles/next", params={"game": game, "theme": "no-such-theme"})
+    assert unknown.status_code == 404 and "no-such-theme" in unknown.json()["error"]
+    bad_game = http.get("/api/puzzles/next", params={"game": "chess"})
+    assert bad_game.status_code == 404 and "chess" in bad_game.json()["error"]
+
+
+@pytest.mark.parametrize("game", WITHOUT or ["none"])
+def test_a_game_without_puzzles_says_so(http: Any, game: str) -> None:
+    if game == "none":
+        pytest.skip("every game ships puzzles")
+    answer = http.get("/api/puzzles/next", params={"game": game})
+    assert answer.status_code == 404
+    assert game_class(game).name in answer.json()["error"]
+
+
+@needs_puzzles
+def test_one_puzzle_by_id_and_the_daily_puzzle(http: Any) -> None:
+    puzzle = SHIPPED[WITH[0]][0]
+    answer = http.get(f"/api/puzzles/{puzzle.id}")
+    assert answer.status_code == 200
+    assert_as_shipped(answer.json())
+    assert http.get("/api/puzzles/nope-123").status_code == 404
+    daily = http.get("/api/puzzles/daily").json()
+    assert_as_shipped(daily)
+    assert daily["day"] == datetime.datetime.now(datetime.UTC).date().isoformat()
+    assert http.get("/api/puzzles/daily").json()["id"] == daily["id"]
+    days = {web_puzzles.daily(datetime.date(2026, 1, d))["id"] for d in range(1, 11)}
+    assert len(days) > 1
+    for path in ("/puzzles", f"/puzzles/{puzzle.id}", "/puzzles/daily"):
+        page = http.get(path)
+        assert page.status_code == 200 and 'id="puzzle"' in page.text
+
+
+@needs_puzzles
+def test_an_attempt_gives_glickos_new_rating_and_refuses_a_bad_one(http: Any) -> None:
+    puzzle = SHIPPED[WITH[0]][0]
+    player = glicko.Rating(1432.5, 120.0, 0.061)
+    for solved in (True, False):
+        answer = http.post(
+            f"/api/puzzles/{puzzle.id}/attempt",
+            json={"rating": player.to_dict(), "solved": solved},
+        )
+        assert answer.status_code == 200, answer.text
+        expected, _puzzle = glicko.attempt(
+            player,
+            glicko.Rating(puzzle.rating, web_puzzles.PUZZLE_DEVIATION, 0.06),
+            solved,
+        )
+        assert answer.json()["rating"] == pytest.approx(expected.to_dict())
+    for bad in ({"rating": "x"}, {"rating": 1500, "deviation": -1, "volatility": 0.06}, [1]):
+        refused = http.post(
+            f"/api/puzzles/{puzzle.id}/attempt", json={"rating": bad, "solved": True}
+        )
+        assert refused.status_code == 400, refused.text
+        with pytest.raises(glicko.RatingError) as error:
+            glicko.Rating.from_dict(bad)  # type: ignore[arg-type]
+        assert refused.json()["error"] == str(error.value)
+    not_bool = http.post(
+        f"/api/puzzles/{puzzle.id}/attempt", json={"rating": player.to_dict(), "solved": "yes"}
+    )
+    assert not_bool.status_code == 422
+
+
+@needs_puzzles
+def test_why_names_the_action_and_the_solvers_values(http: Any) -> None:
+    checked = 0
+    for puzzle in SHIPPED[WITH[0]][:40]:
+        position = puzzle.new_game().from_position_string(puzzle.position)
+        values = exact_values(position.game, position.state)
+        right = [a for a, _after in puzzle.tree.answers]
+        wrong = [a for a in position.legal_action_strings() if a not in right]
+        if not values or not wrong:
+            continue
+        answer = http.get(f"/api/puzzles/{puzzle.id}/why", params={"action": wrong[0]})
+        assert answer.status_code == 200, answer.text
+        found = answer.json()
+        assert wrong[0] in found["sentence"] and found["action"] == wrong[0]
+        assert found["best_value"] == max(values.values()) == puzzle.value
+        if found["value"] is not None:
+            assert found["value"] == values[position.parse_action(wrong[0])]
+            assert sorted(found["best"]) == sorted(right)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked
+    puzzle = SHIPPED[WITH[0]][0]
+    illegal = http.get(f"/api/puzzles/{puzzle.id}/why", params={"action": "zz9"})
+    assert illegal.status_code == 400
+    not_solver = http.get(
+        f"/api/puzzles/{puzzle.id}/why",
+        params={"action": "x", "path": puzzle.tree.main_line()[:1]},
+    )
+    assert not_solver.status_code == 400
+
+
+def test_the_shipped_files_are_read_from_the_games_packages() -> None:
+    for game in boardlab.game_ids():
+        path = shipped_path(game_class(game))
+        assert isinstance(path, Path) and path.name == "puzzles.jsonl.gz"
+        assert len(web_puzzles.catalogue()[game]) == len(SHIPPED.get(game, []))
