@@ -218,6 +218,10 @@ def test_the_command_makes_and_checks(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "2 puzzles proven again" in capsys.readouterr().out
     assert main(["puzzles", "make", "jinli"]) == 2
     assert "has no solver" in capsys.readouterr().err
+    assert main(["puzzles", "check", "jinli"]) == 2
+    assert "has no solver" in capsys.readouterr().err
+    assert main(["puzzles", "make"]) == 2
+    assert "name the game" in capsys.readouterr().err
 
 
 class Stop(Exception):
@@ -249,3 +253,22 @@ def test_the_shipped_puzzles_are_proven() -> None:
     assert len(puzzles) >= 100
     assert len({p.id for p in puzzles}) == len(puzzles)
     assert check_puzzles(puzzles, sample=25, seed=1)[0] == 25
+
+
+def test_games_stored_by_the_server_are_looked_at_first(tmp_path: Path) -> None:
+    pytest.importorskip("sqlalchemy")
+    from boardlab.web.store import Store
+
+    url = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    store = Store(url)
+    try:
+        line = GAME.from_position_string(WITH_REPLY)
+        store.create("galatjang", {}, ["human", "human"], "me", start=WITH_REPLY)
+        store.create("galatjang", {}, ["human", "easy"], "me", actions=["s2", "n5"])
+        store.create("linja", {}, ["human", "human"], "me")
+    finally:
+        store.close()
+    made, tally = make_puzzles(GAME, 1, seed=3, max_games=1, stored=url)
+    assert tally.games == 0  # found before any self-play
+    assert [p.position for p in made] == [line.position_string()]
+    assert made[0].source.startswith("stored game ") and made[0].source.endswith(" ply=0")

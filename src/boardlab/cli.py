@@ -511,6 +511,11 @@ def build_parser() -> argparse.ArgumentParser:
     puzzles.add_argument(
         "--out", metavar="FILE", help=_("make: the file (default: the game's puzzle file)")
     )
+    puzzles.add_argument(
+        "--db",
+        metavar="URL",
+        help=_("make: also the games the web server stored in this database, first"),
+    )
     puzzles.add_argument("--file", metavar="FILE", help=_("check: this file instead"))
     puzzles.add_argument(
         "--sample", type=within(int, 1, 10**6), metavar="N",
@@ -1271,7 +1276,7 @@ def run_engine(args: argparse.Namespace) -> int:
 
 def run_puzzles(args: argparse.Namespace) -> int:
     from boardlab.puzzles.check import check_puzzles
-    from boardlab.puzzles.make import make_puzzles
+    from boardlab.puzzles.make import make_puzzles, why_not
     from boardlab.puzzles.puzzle import read_puzzles, shipped_path
 
     if args.action == "make":
@@ -1279,7 +1284,7 @@ def run_puzzles(args: argparse.Namespace) -> int:
             raise UsageError(_("boardlab puzzles make: name the game"))
         game = _game(args)
         out = Path(args.out) if args.out else shipped_path(game)
-        _made, tally = make_puzzles(game, args.count, args.seed, out, report=print)
+        _made, tally = make_puzzles(game, args.count, args.seed, out, report=print, stored=args.db)
         print(
             _(
                 "{puzzles} puzzles from {candidates} candidate positions ({unreached} out of "
@@ -1294,7 +1299,16 @@ def run_puzzles(args: argparse.Namespace) -> int:
     else:
         ids = [args.game] if args.game else game_ids()
         files = [shipped_path(game_class(i)) for i in ids]
-        files = [f for f in files if f.exists() or args.game]
+        if args.game and not files[0].exists():
+            reason = why_not(_game(args))
+            if reason is not None:
+                raise BoardlabError(reason)
+            raise BoardlabError(
+                _("{game} has no puzzles yet: boardlab puzzles make {id} makes them").format(
+                    game=game_class(args.game).name, id=game_class(args.game).id
+                )
+            )
+        files = [f for f in files if f.exists()]
     for path in files:
         count, seconds = check_puzzles(read_puzzles(path), args.sample, args.seed)
         print(

@@ -314,6 +314,42 @@ def self_play(game: Game[Any], seed: int, number: int) -> Iterator[tuple[str, An
         ply += 1
 
 
+def stored_games(game: Game[Any], url: str) -> Iterator[tuple[str, Any, int]]:
+    """The positions of the games the web server stored at ``url`` (an SQLAlchemy URL)
+    of ``game`` under its rules, oldest first: (source, state, ply). Needs the web
+    extra; a stored game the rules no longer replay is passed over."""
+    from sqlalchemy import select
+
+    from boardlab.core.registry import new_game
+    from boardlab.web.store import GameRow, Store
+
+    store = Store(url, upgrade=None)
+    try:
+        with store.reading() as session:
+            ids = session.scalars(
+                select(GameRow.id).where(GameRow.game == game.id).order_by(GameRow.created)
+            ).all()
+        for stored_id in ids:
+            stored = store.load(stored_id)
+            try:
+                if new_game(game.id, stored.options) != game:
+                    continue
+                position = (
+                    game.from_position_string(stored.start) if stored.start else game.initial()
+                )
+                states = [position.state]
+                for text in stored.actions:
+                    position = position.play(text)
+                    states.append(position.state)
+            except BoardlabError:
+                continue
+            for ply, state in enumerate(states):
+                if game.outcome_of(state) is None:
+                    yield f"stored game {stored_id}", state, ply
+    finally:
+        store.close()
+
+
 def make_one(
     prover: Prover, state: Any, source: str, seed: int, values: dict[int, int] | None = None
 ) -> Puzzle | None:
@@ -351,11 +387,14 @@ def make_puzzles(
     out: Path | None = None,
     report: Report | None = None,
     max_games: int | None = None,
+    stored: str | None = None,
 ) -> tuple[list[Puzzle], Tally]:
     """Up to ``count`` puzzles from seeded self-play (``max_games`` games at most: 50
     per puzzle asked by default). With ``out``, the run checkpoints beside it
     (``OUT.partial`` and ``OUT.progress.json``, after every game) and resumes from
-    there when run again with the same seed; the file is written at the end."""
+    there when run again with the same seed; the file is written at the end. With
+    ``stored`` (a database URL), the games stored there by the web server are looked at
+    first."""
     reason = why_not(game)
     if reason is not None:
         raise BoardlabError(reason)
@@ -364,6 +403,7 @@ def make_puzzles(
     puzzles: list[Puzzle] = []
     seen: set[str] = set()
     first_game = 0
+    resumed = False
     partial = progress = None
     if out is not None:
         partial = out.with_name(out.name + ".partial")
@@ -373,18 +413,22 @@ def make_puzzles(
             if saved.get("seed") == seed and saved.get("game") == game.id:
                 tally = Tally.from_json(saved["tally"])
                 first_game = saved["next_game"]
+                resumed = True
                 kept = {p.id: p for p in read_puzzles(partial)}
                 puzzles = list(kept.values())[: tally.puzzles]
                 tally.puzzles = len(puzzles)
                 seen = set(saved.get("seen", []))
-        else:
+        if not resumed:
             partial.write_text("", encoding="utf-8")
     limit = max_games if max_games is not None else 50 * count
     began = time.perf_counter() - tally.seconds
-    number = first_game
+    number = -1 if stored is not None and not resumed else first_game  # -1: the stored games
     while len(puzzles) < count and number < limit:
         found: list[Puzzle] = []
-        for source, state, ply in self_play(game, seed, number):
+        positions = (
+            stored_games(game, stored) if number < 0 and stored else self_play(game, seed, number)
+        )
+        for source, state, ply in positions:
             text = game.format_state(state)
             if text in seen:
                 continue
@@ -398,7 +442,7 @@ def make_puzzles(
             if puzzle is not None and len(puzzles) + len(found) < count:
                 found.append(puzzle)
         number += 1
-        tally.games += 1
+        tally.games += 1 if number > 0 else 0
         for puzzle in found:
             puzzles.append(puzzle)
             tally.add(puzzle)
