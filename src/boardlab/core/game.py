@@ -119,6 +119,9 @@ class Game(ABC, Generic[State]):
     point_words: ClassVar[tuple[str, str]] = noun("point", "points")
     #: Every reason word of an outcome, in words (``resign`` is common to all games).
     reasons: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    #: The kinds of its narration (``Note.kind``) a player would name a move by, in
+    #: words marked with ``N_``: the puzzles' themes. A kind missing is shown as its id.
+    note_words: ClassVar[Mapping[str, str]] = MappingProxyType({})
     #: A sentence for a UI's help on how this game's actions may be typed, or empty.
     input_hint: ClassVar[str] = ""
     #: The module of the compiled kernel (see ``boardlab.fast``), or None.

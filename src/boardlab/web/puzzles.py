@@ -40,34 +40,17 @@ WHY_TRIES = 3
 #: The longest line of actions a ``why`` request may play into a puzzle.
 MOST_PATH = 32
 
-#: The themes in words: the narration kinds of the games' actions, named in no game's
-#: terms. A kind missing here is shown as its id, humanised.
-THEMES = {
-    "again": N_("Another sowing"),
-    "bonus": N_("Bonus move"),
-    "capture": N_("Capture"),
-    "drop": N_("Drop"),
-    "follow_up": N_("Follow-up move"),
-    "goal": N_("Reaching the goal"),
-    "jump": N_("Jump"),
-    "none": N_("Quiet move"),
-    "opening": N_("Opening move"),
-    "pass": N_("Pass"),
-    "refill": N_("Refill"),
-    "relay": N_("Relay sowing"),
-    "round": N_("New round"),
-    "round_end": N_("Ending the round"),
-    "stay": N_("Staying put"),
-    "stop": N_("Stopping the sowing"),
-    "swim": N_("Swim"),
-}
+#: The theme of a puzzle whose right answer no narration tells apart from the others.
+QUIET = N_("Quiet move")
 
 
-def theme_words(kind: str) -> str:
-    """A theme in words, in the current language."""
-    if kind in THEMES:
-        return _(THEMES[kind])
-    return kind.replace("_", " ").capitalize()
+def theme_words(game_id: str, kind: str) -> str:
+    """A theme in words, in the current language: the game's name for its narration
+    kind (``Game.note_words``), else the kind's id, humanised."""
+    words = game_class(game_id).note_words.get(kind)
+    if words is None:
+        return _(QUIET) if kind == "none" else kind.replace("_", " ").capitalize()
+    return _(words)
 
 
 def shipped(game_id: str) -> list[Puzzle]:
@@ -103,7 +86,7 @@ def games() -> list[dict[str, Any]]:
                 "id": game_id,
                 "name": game_class(game_id).name,
                 "count": len(puzzles),
-                "themes": [{"id": k, "words": theme_words(k)} for k in kinds],
+                "themes": [{"id": k, "words": theme_words(game_id, k)} for k in kinds],
             }
         )
     return found
@@ -129,7 +112,7 @@ def describe(puzzle: Puzzle) -> dict[str, Any]:
         "task": task(puzzle),
         "value": puzzle.value,
         "rating": puzzle.rating,
-        "themes": [{"id": t, "words": theme_words(t)} for t in puzzle.themes],
+        "themes": [{"id": t, "words": theme_words(puzzle.game, t)} for t in puzzle.themes],
         "tree": puzzle.tree.to_json(),
         "start": positions.view(position),
         "link": f"/puzzles/{puzzle.id}",

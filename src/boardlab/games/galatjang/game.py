@@ -122,6 +122,18 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             "cannot_fill": N_("a player could not fill a single pit"),
         }
     )
+    note_words = MappingProxyType(
+        {
+            "again": N_("Another sowing"),
+            "capture": N_("Capture"),
+            "relay": N_("Relay sowing"),
+            "stop": N_("Stopping the sowing"),
+            "round_end": N_("Ending the round"),
+            "refill": N_("Refill"),
+            "round": N_("New round"),
+            "stay": N_("Staying put"),
+        }
+    )
     input_hint = N_("A bare number is a pit of yours: 3 is s3 for South.")
     kernel = "boardlab.games.galatjang.kernel"
     compiled_perft_from = 9

@@ -215,6 +215,9 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             "no_moves": N_("the player to move could not move"),
         }
     )
+    note_words = MappingProxyType(
+        {"swim": N_("Swim"), "jump": N_("Jump"), "drop": N_("Drop"), "pass": N_("Pass")}
+    )
     kernel = "boardlab.games.jinli.kernel"
     compiled_perft_from = 6
     study_options = ("start", "recycle", "no_move")

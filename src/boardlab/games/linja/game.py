@@ -136,6 +136,18 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             "turn_cap": N_("the turn limit was reached"),
         }
     )
+    note_words = MappingProxyType(
+        {
+            "opening": N_("Opening move"),
+            "follow_up": N_("Follow-up move"),
+            "no_follow_up": N_("No follow-up"),
+            "overshoot": N_("Beyond the goal"),
+            "goal": N_("Reaching the goal"),
+            "bonus": N_("Bonus move"),
+            "decline": N_("Bonus declined"),
+            "pass": N_("Pass"),
+        }
+    )
     kernel = "boardlab.games.linja.kernel"
     compiled_perft_from = 9
     solver = "boardlab.games.linja.solver:LinjaSolver"
