@@ -223,3 +223,50 @@ def test_a_game_without_puzzles_says_why(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "no puzzle has the theme 'nothing-like-it'" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_the_solution_played_fails_the_puzzle_and_next_moves_on(tmp_path: Path) -> None:
+    puzzle = with_a_reply()
+    done = run(
+        tmp_path, "--file", str(one_puzzle(tmp_path, puzzle.id)), typed="solution\ns1\nnext\nquit\n"
+    )
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
+    after, _puzzle = glicko.attempt(glicko.Rating(), puzzle_rating(puzzle), False)
+    assert f"Your rating: {round(after.rating)} ({round(after.rating) - 1500:+d})" in out
+    assert f"The solution: {' '.join(puzzle.tree.main_line())}" in out
+    for reply in answers_to_type(puzzle.tree)[1]:
+        assert f"replies {reply}" in out
+    assert "This puzzle is over: type next for another, or quit." in out
+    assert out.count(f"puzzle {puzzle.id}: rating") == 2  # the only one, again
+
+
+def test_a_hint_before_any_try_leaves_the_puzzle_unrated(tmp_path: Path) -> None:
+    puzzle = with_a_reply()
+    typed = ["hint", *answers_to_type(puzzle.tree)[0], "solution", "quit"]
+    done = run(tmp_path, "--file", str(one_puzzle(tmp_path, puzzle.id)), typed="\n".join(typed))
+    assert "(A hint: this puzzle is no longer rated.)" in done.stdout
+    assert "Hint: the best move is played at " in done.stdout
+    assert "Solved (not rated again)." in done.stdout
+    assert kept(tmp_path)["rating"] == glicko.Rating().to_dict()
+
+
+def test_ctrl_c_leaves_without_a_traceback(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    puzzle = with_a_reply()
+    env = {k: v for k, v in os.environ.items() if k not in {"LANGUAGE", "LC_ALL", "LANG"}}
+    env.update(PYTHONPATH=str(SRC), XDG_DATA_HOME=str(tmp_path), LANGUAGE="en", COLUMNS="80")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "boardlab", "puzzles", "play", "--file", str(one_puzzle(tmp_path, puzzle.id))],
+        env=env,
+        encoding="utf-8",
+        timeout=120,
+    )
+    child.expect("sow a pit> ")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "Interrupted." in child.before
+    assert TRACEBACK not in child.before

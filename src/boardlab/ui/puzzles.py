@@ -418,7 +418,7 @@ class PuzzlePlayer:
         if self.step is None:
             self.say(_("This puzzle is over: type next for another, or quit."))
             return
-        if not self.rated:
+        if not self.rated and not self.hinted:  # as on the page: a look at it fails it
             self.failed = True
             self.rate(False)
         self.say(_("The solution: {line}").format(line=" ".join(self.rest())))
