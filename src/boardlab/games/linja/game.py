@@ -140,10 +140,12 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         {
             "opening": N_("Opening move"),
             "follow_up": N_("Follow-up move"),
+            "follow_up_due": N_("Earning a follow-up"),
             "no_follow_up": N_("No follow-up"),
             "overshoot": N_("Beyond the goal"),
             "goal": N_("Reaching the goal"),
             "bonus": N_("Bonus move"),
+            "bonus_due": N_("Earning a bonus move"),
             "decline": N_("Bonus declined"),
             "pass": N_("Pass"),
         }
