@@ -1,12 +1,15 @@
 """The puzzles' API: a puzzle near a rating, by id, of the day, each as its shipped file
 has it (tree, themes, rating) with the engine's view of its position; filters and
 excludes; a player's new rating after an attempt, equal to Glicko-2's; why a wrong answer
-is wrong, with the solver's values. Games that ship no puzzles are answered in words;
-the tests that need a game's puzzles skip when its file is missing."""
+is wrong, with the solver's values (or, where the solver does not reach, as Linja's
+without its table, the tree's best). Games that ship no puzzles are answered in words;
+the tests that need a game's puzzles skip when its file is missing, those that need
+the solver's values of them when its table is not built here."""
 
 from __future__ import annotations
 
 import datetime
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +18,9 @@ import pytest
 import boardlab
 from boardlab.core.registry import game_class
 from boardlab.puzzles import glicko
+from boardlab.puzzles.make import why_not
 from boardlab.puzzles.puzzle import Puzzle, read_puzzles, shipped_path
-from boardlab.solve import exact_values
+from boardlab.solve import exact_values, solver_class_or_none
 from boardlab.web import positions
 from boardlab.web import puzzles as web_puzzles
 from web_support import client
@@ -28,7 +32,18 @@ SHIPPED = {
 }
 WITH = sorted(SHIPPED)
 WITHOUT = sorted(set(boardlab.game_ids()) - set(SHIPPED))
+#: The games whose shipped puzzles the solver proves here (Linja's need its table).
+PROVABLE = [g for g in WITH if why_not(boardlab.new_game(g)) is None]
+#: The game the tests that need one game's puzzles use: one proven here, if any.
+FIRST = (PROVABLE or WITH or [""])[0]
+#: The games whose solver needs a table (Linja): without it ``why`` says the tree's best.
+TABLED = [
+    g for g in WITH if getattr(solver_class_or_none(boardlab.new_game(g)), "needs_table", False)
+]
 needs_puzzles = pytest.mark.skipif(not WITH, reason="no game ships puzzles yet")
+needs_proof = pytest.mark.skipif(
+    not PROVABLE, reason="no game's shipped puzzles are proven here (no solver or table)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +85,7 @@ def test_next_is_a_shipped_puzzle_of_the_game_near_the_rating(http: Any, game: s
 
 @needs_puzzles
 def test_the_theme_filter_and_the_excludes(http: Any) -> None:
-    game = WITH[0]
+    game = FIRST
     theme = sorted({t for p in SHIPPED[game] for t in p.themes})[0]
     for _try in range(5):
         found = http.get("/api/puzzles/next", params={"game": game, "theme": theme}).json()
@@ -101,7 +116,7 @@ def test_a_game_without_puzzles_says_so(http: Any, game: str) -> None:
 
 @needs_puzzles
 def test_one_puzzle_by_id_and_the_daily_puzzle(http: Any) -> None:
-    puzzle = SHIPPED[WITH[0]][0]
+    puzzle = SHIPPED[FIRST][0]
     answer = http.get(f"/api/puzzles/{puzzle.id}")
     assert answer.status_code == 200
     assert_as_shipped(answer.json())
@@ -119,7 +134,7 @@ def test_one_puzzle_by_id_and_the_daily_puzzle(http: Any) -> None:
 
 @needs_puzzles
 def test_an_attempt_gives_glickos_new_rating_and_refuses_a_bad_one(http: Any) -> None:
-    puzzle = SHIPPED[WITH[0]][0]
+    puzzle = SHIPPED[FIRST][0]
     player = glicko.Rating(1432.5, 120.0, 0.061)
     for solved in (True, False):
         answer = http.post(
@@ -147,10 +162,10 @@ def test_an_attempt_gives_glickos_new_rating_and_refuses_a_bad_one(http: Any) ->
     assert not_bool.status_code == 422
 
 
-@needs_puzzles
+@needs_proof
 def test_why_names_the_action_and_the_solvers_values(http: Any) -> None:
     checked = 0
-    for puzzle in SHIPPED[WITH[0]][:40]:
+    for puzzle in SHIPPED[PROVABLE[0]][:40]:
         position = puzzle.new_game().from_position_string(puzzle.position)
         values = exact_values(position.game, position.state)
         right = [a for a, _after in puzzle.tree.answers]
@@ -169,7 +184,7 @@ def test_why_names_the_action_and_the_solvers_values(http: Any) -> None:
         if checked == 3:
             break
     assert checked
-    puzzle = SHIPPED[WITH[0]][0]
+    puzzle = SHIPPED[PROVABLE[0]][0]
     illegal = http.get(f"/api/puzzles/{puzzle.id}/why", params={"action": "zz9"})
     assert illegal.status_code == 400
     not_solver = http.get(
@@ -177,6 +192,72 @@ def test_why_names_the_action_and_the_solvers_values(http: Any) -> None:
         params={"action": "x", "path": puzzle.tree.main_line()[:1]},
     )
     assert not_solver.status_code == 400
+
+
+def wrong_answer(puzzle: Puzzle) -> str | None:
+    """A legal first action of the puzzle that is not among its right answers."""
+    position = puzzle.new_game().from_position_string(puzzle.position)
+    right = [a for a, _after in puzzle.tree.answers]
+    return next((a for a in position.legal_action_strings() if a not in right), None)
+
+
+@pytest.mark.parametrize("game", WITH or ["none"])
+def test_why_answers_for_every_game_with_puzzles(http: Any, game: str) -> None:
+    """Where the solver reaches, with its values; where it does not (Linja without its
+    table), with the tree's best and the puzzle's value: either way the wrong answer and
+    the right ones named."""
+    if game == "none":
+        pytest.skip("no game ships puzzles yet")
+    puzzle = next(p for p in SHIPPED[game] if wrong_answer(p) is not None)
+    wrong = wrong_answer(puzzle)
+    answer = http.get(f"/api/puzzles/{puzzle.id}/why", params={"action": wrong})
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    right = [a for a, _after in puzzle.tree.answers]
+    assert found["action"] == wrong and wrong in found["sentence"]
+    assert sorted(found["best"]) == sorted(right) and found["best_value"] == puzzle.value
+    assert all(a in found["sentence"] for a in right)
+    if game in PROVABLE:
+        assert found["value"] is not None and found["value"] < puzzle.value
+    else:
+        assert found["value"] is None
+
+
+@pytest.mark.parametrize("game", TABLED or ["none"])
+def test_why_without_the_table_says_the_trees_best(
+    game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linja's puzzles where its table is not built (CI; simulated here with an empty
+    table folder): ``why`` finds no values and ``explain`` says the tree's best, which is
+    the solver's (as its values say where the table is built)."""
+    if game == "none":
+        pytest.skip("no game whose solver needs a table ships puzzles")
+    puzzles = [p for p in SHIPPED[game] if wrong_answer(p) is not None][:5]
+    built = why_not(boardlab.new_game(game)) is None
+    tables = os.environ.get("BOARDLAB_TABLES")
+    monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
+    for puzzle in puzzles:
+        wrong = wrong_answer(puzzle)
+        assert wrong is not None
+        found = web_puzzles.why(puzzle.game, puzzle.options, puzzle.position, wrong)
+        assert found == {"action": wrong, "value": None}
+        said = web_puzzles.explain(puzzle, [], found)
+        right = [a for a, _after in puzzle.tree.answers]
+        game_words = puzzle.new_game()
+        assert said["best"] == right and said["best_value"] == puzzle.value
+        assert said["sentence"] == (
+            f"{wrong} is not the best; the best, {' / '.join(right)}, "
+            f"{web_puzzles.worth(game_words, puzzle.value)}."
+        )
+        if built:  # the fallback says what the solver's values say
+            if tables is None:
+                monkeypatch.delenv("BOARDLAB_TABLES")
+            else:
+                monkeypatch.setenv("BOARDLAB_TABLES", tables)
+            exact = web_puzzles.why(puzzle.game, puzzle.options, puzzle.position, wrong)
+            monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
+            assert sorted(exact["best"]) == sorted(right)
+            assert exact["best_value"] == puzzle.value > exact["value"]
 
 
 def test_the_shipped_files_are_read_from_the_games_packages() -> None:
