@@ -218,6 +218,13 @@ def test_linja_without_its_table_says_why(
     assert exact_values(linja, linja.initial_state()) is None
     assert main(["puzzles", "make", "linja", "--out", str(tmp_path / "l.jsonl.gz")]) == 2
     assert "boardlab solve linja" in capsys.readouterr().err
+    assert main(["puzzles", "check", "linja", "--sample", "3"]) == 2
+    assert "boardlab solve linja" in capsys.readouterr().err
+    # every game: those proven here are, and the others say why not (CI: no table)
+    assert main(["puzzles", "check", "--sample", "3"]) == 0
+    said = capsys.readouterr().out
+    assert "not proven here" in said and "boardlab solve linja" in said
+    assert "3 puzzles proven again" in said
 
 
 def test_the_command_makes_and_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

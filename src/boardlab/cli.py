@@ -1320,7 +1320,14 @@ def run_puzzles(args: argparse.Namespace) -> int:
             )
         files = [f for f in files if f.exists()]
     for path in files:
-        count, seconds = check_puzzles(read_puzzles(path), args.sample, args.seed or 0)
+        puzzles = read_puzzles(path)
+        reason = why_not(new_game(puzzles[0].game)) if puzzles and not args.file else None
+        if reason is not None:  # its solver cannot prove them here (a table not built)
+            if args.game:
+                raise BoardlabError(reason)
+            print(_("not proven here: {reason}").format(reason=reason))
+            continue
+        count, seconds = check_puzzles(puzzles, args.sample, args.seed or 0)
         print(
             _("{count} puzzles proven again in {seconds:.1f} s: {file}").format(
                 count=count, seconds=seconds, file=path
