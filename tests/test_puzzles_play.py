@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -262,6 +263,9 @@ def test_ctrl_c_leaves_without_a_traceback(tmp_path: Path) -> None:
         env=env,
         encoding="utf-8",
         timeout=120,
+        # A test run started in the background (`make test &`) ignores SIGINT, and the
+        # child would inherit that: give it the default, as a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     child.expect("sow a pit> ")
     child.sendintr()
