@@ -7,7 +7,7 @@ and why a wrong answer is wrong, in words from the solver's exact values.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -58,13 +58,16 @@ def pick_near(
     rating: float,
     exclude: Sequence[str] = (),
     rng: random.Random | None = None,
+    ratings: Mapping[str, float] | None = None,
 ) -> Puzzle:
     """A puzzle of ``pool`` (not empty) at random among the ``NEAREST`` nearest
     ``rating`` and not in ``exclude``; when every one is excluded, among them all (a
-    player who did them all starts again)."""
+    player who did them all starts again). A puzzle's rating is its entry in
+    ``ratings`` (the server's, from players' attempts), else its first difficulty."""
     excluded = set(exclude)
+    known = ratings or {}
     fresh = [p for p in pool if p.id not in excluded] or list(pool)
-    nearest = sorted(fresh, key=lambda p: (abs(p.rating - rating), p.id))[:NEAREST]
+    nearest = sorted(fresh, key=lambda p: (abs(known.get(p.id, p.rating) - rating), p.id))[:NEAREST]
     return (rng or random.Random()).choice(nearest)
 
 
