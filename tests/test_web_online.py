@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import http.client
 import json
 import re
@@ -491,21 +492,30 @@ def test_a_clock_counts_each_side_and_a_player_out_of_time_loses(
 
 def test_a_page_watching_learns_of_a_loss_on_time_unasked(people: list[Any]) -> None:
     creator, friend, spectator, _ = people
-    form = {"opponent": "online", "seat": "0", "clock": "1+0", **SMALL["galatjang"]}
+    form = {"opponent": "online", "seat": "0", "clock": "5+0", **SMALL["galatjang"]}
     answer = creator.post("/new/galatjang", data=form, follow_redirects=False)
     game_id = str(answer.headers["location"]).rsplit("/", 1)[1]
     friend.post(invitation_of(creator, game_id))
-    store = creator.app.state.service.store  # type: ignore[attr-defined]
-    from boardlab.web.store import GameRow
+    service = creator.app.state.service  # type: ignore[attr-defined]
 
-    with store.session() as session:  # South has 0.8 s left
-        row = session.get(GameRow, game_id)
-        row.clock = {**row.clock, "left": [800, 60000]}
+    def hurry() -> None:
+        """South has 0.8 s left: the live room's clock (the game lives in memory, so the
+        stored row is not read again) and its timer, set in the server's event loop."""
+        room = service.rooms[game_id]
+        room.stored = dataclasses.replace(
+            room.stored, clock={**room.stored.clock, "left": [800, 300_000]}
+        )
+        service._arm(room)
+
+    creator.portal.call(hurry)  # type: ignore[union-attr]
+    hurried = time.monotonic()
     with spectator.websocket_connect(f"/ws/games/{game_id}") as socket:
         first = next_of(socket, "state")["state"]
         assert first["outcome"] is None and first["clock"]["running"] == 0
         flagged = next_of(socket, "state")["state"]  # nobody asked: the server's timer
         assert flagged["outcome"]["reason"] == "time" and flagged["outcome"]["winner"] == 1
+    # flagged when the 0.8 s ran out, not when the five minutes would have
+    assert time.monotonic() - hurried < 120
 
 
 @pytest.mark.parametrize("text", ["5", "0+5", "181+0", "5+61", "five+3", "5+3+1", "-1+2"])
