@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import boardlab
 from boardlab.core.registry import game_class
 from boardlab.puzzles import glicko
 from boardlab.puzzles.make import why_not
+from boardlab.puzzles.pick import pick_near
 from boardlab.puzzles.puzzle import Puzzle, read_puzzles, shipped_path
 from boardlab.solve import exact_values, solver_class_or_none
 from boardlab.web import positions
@@ -132,22 +134,37 @@ def test_one_puzzle_by_id_and_the_daily_puzzle(http: Any) -> None:
         assert page.status_code == 200 and 'id="puzzle"' in page.text
 
 
+def first_of(puzzle: Puzzle) -> glicko.Rating:
+    """A puzzle's rating before any attempt: its first difficulty, deviation 80."""
+    return glicko.Rating(puzzle.rating, web_puzzles.PUZZLE_DEVIATION, 0.06)
+
+
 @needs_puzzles
-def test_an_attempt_gives_glickos_new_rating_and_refuses_a_bad_one(http: Any) -> None:
-    puzzle = SHIPPED[FIRST][0]
+def test_an_attempt_gives_glickos_new_ratings_and_refuses_a_bad_one(http: Any) -> None:
+    """The browser's first attempt rates the player against the puzzle's first rating
+    and moves the puzzle; its second rates the player against the moved puzzle and
+    leaves it."""
+    puzzle = SHIPPED[FIRST][1]
+    http.get("/puzzles")  # the page gives the browser its cookie
     player = glicko.Rating(1432.5, 120.0, 0.061)
-    for solved in (True, False):
+    standing = first_of(puzzle)
+    for solved, counted in ((True, True), (False, False)):
         answer = http.post(
             f"/api/puzzles/{puzzle.id}/attempt",
             json={"rating": player.to_dict(), "solved": solved},
         )
         assert answer.status_code == 200, answer.text
-        expected, _puzzle = glicko.attempt(
-            player,
-            glicko.Rating(puzzle.rating, web_puzzles.PUZZLE_DEVIATION, 0.06),
-            solved,
-        )
-        assert answer.json()["rating"] == pytest.approx(expected.to_dict())
+        expected, moved = glicko.attempt(player, standing, solved)
+        found = answer.json()
+        assert found["rating"] == pytest.approx(expected.to_dict())
+        assert found["change"] == round(expected.rating) - round(player.rating)
+        assert found["puzzle"]["counted"] is counted
+        assert found["puzzle"]["before"] == round(standing.rating)
+        if counted:
+            assert moved.rating != standing.rating
+            standing = moved
+        assert found["puzzle"]["rating"] == round(standing.rating)
+        assert http.get(f"/api/puzzles/{puzzle.id}").json()["rating"] == round(standing.rating)
     for bad in ({"rating": "x"}, {"rating": 1500, "deviation": -1, "volatility": 0.06}, [1]):
         refused = http.post(
             f"/api/puzzles/{puzzle.id}/attempt", json={"rating": bad, "solved": True}
@@ -160,6 +177,155 @@ def test_an_attempt_gives_glickos_new_rating_and_refuses_a_bad_one(http: Any) ->
         f"/api/puzzles/{puzzle.id}/attempt", json={"rating": player.to_dict(), "solved": "yes"}
     )
     assert not_bool.status_code == 422
+    unknown = http.post(
+        "/api/puzzles/nope-1/attempt", json={"rating": player.to_dict(), "solved": True}
+    )
+    assert unknown.status_code == 404
+
+
+def stored_rating(database: str, puzzle_id: str) -> glicko.Rating | None:
+    """The puzzle's rating as the database keeps it (a Store of its own, as another
+    process would read it)."""
+    from boardlab.web.store import Store
+
+    store = Store(database)
+    try:
+        return store.puzzle_ratings().get(puzzle_id)
+    finally:
+        store.close()
+
+
+@needs_puzzles
+def test_each_browsers_first_attempt_moves_the_puzzle_and_it_is_kept(database: str) -> None:
+    """On SQLite and PostgreSQL: a browser's first attempt moves the stored rating by
+    Glicko-2's update, its second does not, another browser's does; a request without
+    the browser's cookie does not (and gets one); the rating is kept across a restart
+    of the app, and ``next``, ``daily`` and the puzzle's own answer give it."""
+    from boardlab.web.app import create_app
+    from web_support import TESTING, browsers
+
+    puzzle = SHIPPED[FIRST][0]
+    one, two = glicko.Rating(1700, 90, 0.06), glicko.Rating(1100, 200, 0.07)
+
+    def attempt(http: Any, player: glicko.Rating, solved: bool) -> dict[str, Any]:
+        answer = http.post(
+            f"/api/puzzles/{puzzle.id}/attempt", json={"rating": player.to_dict(), "solved": solved}
+        )
+        assert answer.status_code == 200, answer.text
+        found: dict[str, Any] = answer.json()
+        return found
+
+    assert stored_rating(database, puzzle.id) is None  # made by its first attempt
+    with browsers(create_app(database, workers=1, limits=TESTING), 3) as (first, second, bare):
+        for http in (first, second):
+            assert http.get("/puzzles").status_code == 200  # the page gives the cookie
+        after_one = glicko.attempt(one, first_of(puzzle), True)[1]
+        assert attempt(first, one, True)["puzzle"]["counted"]
+        kept = stored_rating(database, puzzle.id)
+        assert kept is not None and kept.to_dict() == pytest.approx(after_one.to_dict())
+
+        again = attempt(first, one, False)  # the same browser again: the player only
+        assert not again["puzzle"]["counted"]
+        assert again["rating"] == pytest.approx(glicko.attempt(one, after_one, False)[0].to_dict())
+        assert stored_rating(database, puzzle.id) == kept
+
+        after_two = glicko.attempt(two, after_one, False)[1]  # another browser: it moves
+        assert attempt(second, two, False)["puzzle"]["counted"]
+        kept = stored_rating(database, puzzle.id)
+        assert kept is not None and kept.to_dict() == pytest.approx(after_two.to_dict())
+
+        unknown = bare.post(
+            f"/api/puzzles/{puzzle.id}/attempt", json={"rating": one.to_dict(), "solved": True}
+        )
+        assert unknown.status_code == 200 and not unknown.json()["puzzle"]["counted"]
+        assert "boardlab_browser" in unknown.headers.get("set-cookie", "")
+        assert stored_rating(database, puzzle.id) == kept
+        assert attempt(bare, one, True)["puzzle"]["counted"]  # with the cookie it got
+        kept = stored_rating(database, puzzle.id)
+        assert kept is not None
+        shown = round(kept.rating)
+        assert first.get(f"/api/puzzles/{puzzle.id}").json()["rating"] == shown
+    with client(database) as again_http:  # a new app on the same database
+        found = again_http.get(f"/api/puzzles/{puzzle.id}").json()
+        assert found["rating"] == shown != puzzle.rating
+
+
+@needs_puzzles
+def test_next_and_daily_answer_the_stored_ratings(database: str) -> None:
+    """Twenty puzzles rated 3990 by attempts (more than any first difficulty): a
+    player rated 4000 gets one of them, with that rating; the daily puzzle and a
+    puzzle's own answer give its stored rating, and the app's own attempts show at
+    once."""
+    from boardlab.web.store import Store
+
+    pool = SHIPPED[FIRST][:20]
+    today = web_puzzles.daily()["id"]
+    store = Store(database)
+    try:
+        for puzzle in (*pool, by_id(today)):
+            store.rate_puzzle(
+                puzzle.id,
+                first_of(puzzle),
+                web_puzzles.tried_key(puzzle.id, "a browser"),
+                lambda _r: glicko.Rating(3990, 45, 0.06),
+            )
+    finally:
+        store.close()
+    top = {p.id for p in pool}
+    with client(database) as http:
+        for _try in range(5):
+            near = http.get("/api/puzzles/next", params={"game": FIRST, "rating": 4000}).json()
+            assert near["id"] in top and near["rating"] == 3990
+        assert http.get("/api/puzzles/daily").json()["rating"] == 3990
+        assert http.get(f"/api/puzzles/{pool[0].id}").json()["rating"] == 3990
+        http.get("/puzzles")
+        moved = http.post(
+            f"/api/puzzles/{pool[0].id}/attempt",
+            json={"rating": glicko.Rating(1500, 100, 0.06).to_dict(), "solved": True},
+        ).json()["puzzle"]
+        assert moved["counted"] and moved["rating"] < 3990
+        assert http.get(f"/api/puzzles/{pool[0].id}").json()["rating"] == moved["rating"]
+
+
+def test_a_server_in_memory_rates_puzzles_too() -> None:
+    """``--db memory:`` keeps the puzzles' ratings in memory, by the same rules."""
+    if not WITH:
+        pytest.skip("no game ships puzzles yet")
+    from fastapi.testclient import TestClient
+
+    from boardlab.web.app import create_app
+
+    puzzle = SHIPPED[FIRST][0]
+    player = glicko.Rating(1500, 100, 0.06)
+    with TestClient(create_app("memory:", workers=1)) as http:
+        http.get("/puzzles")
+        answers = [
+            http.post(
+                f"/api/puzzles/{puzzle.id}/attempt",
+                json={"rating": player.to_dict(), "solved": True},
+            ).json()
+            for _try in range(2)
+        ]
+        assert [a["puzzle"]["counted"] for a in answers] == [True, False]
+        moved = glicko.attempt(player, first_of(puzzle), True)[1]
+        assert answers[0]["puzzle"]["rating"] == round(moved.rating) != puzzle.rating
+        assert http.get(f"/api/puzzles/{puzzle.id}").json()["rating"] == round(moved.rating)
+
+
+def test_pick_near_reads_the_ratings_it_is_given() -> None:
+    """Twenty puzzles first rated 600 and twenty 2100, their ratings swapped by the map:
+    a player rated 600 gets one of those first rated 2100, every time."""
+    if not WITH:
+        pytest.skip("no game ships puzzles yet")
+    puzzles = [p for ps in SHIPPED.values() for p in ps]
+    low = [p for p in puzzles if p.rating == 600][:20]
+    high = [p for p in puzzles if p.rating == 2100][:20]
+    assert len(low) == len(high) == 20
+    swapped = {**{p.id: 2100.0 for p in low}, **{p.id: 600.0 for p in high}}
+    for seed in range(20):
+        rng = random.Random(seed)
+        assert pick_near([*low, *high], 600, rng=rng).id in {p.id for p in low}
+        assert pick_near([*low, *high], 600, rng=rng, ratings=swapped).id in {p.id for p in high}
 
 
 @needs_proof

@@ -1,11 +1,11 @@
 """The puzzles page's answers: the shipped puzzles of every game (read once), a puzzle
-near a rating, one by id, the puzzle of the day, a player's new rating after an attempt,
-and why a wrong answer is wrong, in words.
+near a rating, one by id, the puzzle of the day, the new ratings after an attempt, and
+why a wrong answer is wrong, in words.
 
-The server keeps nothing of a player: the browser keeps its rating and sends it with an
-attempt; the answer is its new rating. A puzzle's own rating is its first difficulty
-(docs/puzzles.md), with the deviation ``PUZZLE_DEVIATION``: its attempts are not stored
-yet, so it does not move.
+The browser keeps its player's rating and sends it with an attempt; the answer is its
+new rating. The server keeps the puzzles' ratings (``Ratings``): each starts at its
+first difficulty (docs/puzzles.md) with the deviation ``PUZZLE_DEVIATION``, and a
+browser's first attempt at a puzzle moves it by Glicko-2, the player its opponent.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from __future__ import annotations
 import datetime
 import hashlib
 import random
-from collections.abc import Sequence
-from typing import Any
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from boardlab.core.errors import clipped
 from boardlab.core.i18n import _
@@ -39,12 +41,18 @@ from boardlab.puzzles.pick import (
 )
 from boardlab.puzzles.puzzle import Puzzle
 from boardlab.web import positions
-from boardlab.web.data import NotFound, RequestError
+from boardlab.web.data import DatabaseAway, NotFound, RequestError
+from boardlab.web.store import MOST_TRIES
 
 #: The most puzzle ids a request for the next puzzle may exclude (those just seen).
 MOST_EXCLUDED = 50
 #: The longest line of actions a ``why`` request may play into a puzzle.
 MOST_PATH = 32
+#: Seconds a server process answers with the puzzles' ratings it read before reading
+#: them again: another process's attempts show within this, its own at once.
+REFRESH_SECONDS = 60.0
+#: Seconds before the ratings are read again when the database was away.
+RETRY_SECONDS = 5.0
 
 
 def all_puzzles() -> list[Puzzle]:
@@ -74,9 +82,11 @@ def games() -> list[dict[str, Any]]:
     return found
 
 
-def describe(puzzle: Puzzle) -> dict[str, Any]:
-    """A puzzle as the page plays it: its tree, themes in words, rating, task in words
-    and the view of its position."""
+def describe(puzzle: Puzzle, ratings: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """A puzzle as the page plays it: its tree, themes in words, rating (its entry in
+    ``ratings``, else its first difficulty; a whole number, as the page shows it), task
+    in words and the view of its position."""
+    rating = round((ratings or {}).get(puzzle.id, puzzle.rating))
     position = puzzle.new_game().from_position_string(puzzle.position)
     return {
         "id": puzzle.id,
@@ -88,7 +98,7 @@ def describe(puzzle: Puzzle) -> dict[str, Any]:
         "player_name": position.game.player_name(puzzle.player),
         "task": task(puzzle),
         "value": puzzle.value,
-        "rating": puzzle.rating,
+        "rating": rating,
         "themes": [{"id": t, "words": theme_words(puzzle.game, t)} for t in puzzle.themes],
         "tree": puzzle.tree.to_json(),
         "start": positions.view(position),
@@ -102,10 +112,12 @@ def next_puzzle(
     rating: float,
     exclude: Sequence[str] = (),
     rng: random.Random | None = None,
+    ratings: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """A puzzle of ``game`` (any when None) with ``theme`` (any when None), at random
     among the ``NEAREST`` nearest ``rating`` and not in ``exclude``; when every one that
-    matches is excluded, among them all (a player who did them all starts again)."""
+    matches is excluded, among them all (a player who did them all starts again). The
+    puzzles' ratings are those of ``ratings`` (``Ratings.current``), else their first."""
     if len(exclude) > MOST_EXCLUDED:
         raise RequestError(
             _("too many puzzles excluded: {count}, at most {most}").format(
@@ -125,31 +137,136 @@ def next_puzzle(
         pool = [p for p in pool if theme in p.themes]
         if not pool:
             raise NotFound(_("no puzzle has the theme {theme!r}").format(theme=clipped(theme, 40)))
-    return describe(pick_near(pool, rating, exclude, rng))
+    return describe(pick_near(pool, rating, exclude, rng, ratings), ratings)
 
 
-def daily(day: datetime.date | None = None) -> dict[str, Any]:
+def daily(
+    day: datetime.date | None = None, ratings: Mapping[str, float] | None = None
+) -> dict[str, Any]:
     """The puzzle of ``day`` (today, UTC): the same for everyone on a day."""
     day = day or datetime.datetime.now(datetime.UTC).date()
     puzzles = sorted(all_puzzles(), key=lambda p: p.id)
     if not puzzles:
         raise NotFound(_("there are no puzzles yet"))
     digest = hashlib.sha256(f"boardlab daily puzzle {day.isoformat()}".encode()).digest()
-    return {**describe(puzzles[int.from_bytes(digest[:8]) % len(puzzles)]), "day": day.isoformat()}
+    chosen = puzzles[int.from_bytes(digest[:8]) % len(puzzles)]
+    return {**describe(chosen, ratings), "day": day.isoformat()}
 
 
-def attempt(puzzle_id: str, rating: Any, solved: bool) -> dict[str, Any]:
-    """The player's new rating after an attempt at the puzzle, from the rating the
-    browser keeps (refused with ``RatingError``'s words when it is not one)."""
-    puzzle = find(puzzle_id)
-    player = glicko.Rating.from_dict(rating)
-    after, _puzzle = glicko.attempt(player, puzzle_rating(puzzle), solved)
-    return {
-        "rating": after.to_dict(),
-        "before": player.rating,
-        "change": round(after.rating) - round(player.rating),
-        "solved": solved,
-    }
+def tried_key(puzzle_id: str, browser: str) -> int:
+    """A browser's attempt at a puzzle as the store keeps it: a 64-bit digest (signed,
+    as a database's integer), neither id readable from it."""
+    digest = hashlib.blake2b(f"{puzzle_id} {browser}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, signed=True)
+
+
+@runtime_checkable
+class RatingKeeper(Protocol):
+    """Where the puzzles' ratings are kept: ``Store``, or ``MemoryRatings``."""
+
+    def puzzle_ratings(self) -> dict[str, glicko.Rating]: ...
+    def rate_puzzle(
+        self,
+        puzzle_id: str,
+        first: glicko.Rating,
+        tried: int | None,
+        rate: Callable[[glicko.Rating], glicko.Rating],
+    ) -> tuple[glicko.Rating, glicko.Rating | None]: ...
+
+
+class MemoryRatings:
+    """The puzzles' ratings of a server that keeps its games in memory (``--db
+    memory:``), answering as ``Store.rate_puzzle`` does, with the same bound on the
+    first attempts remembered; gone when the server stops."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ratings: dict[str, glicko.Rating] = {}
+        self._tried: dict[int, None] = {}  # in the order made, the oldest first
+
+    def puzzle_ratings(self) -> dict[str, glicko.Rating]:
+        with self._lock:
+            return dict(self._ratings)
+
+    def rate_puzzle(
+        self,
+        puzzle_id: str,
+        first: glicko.Rating,
+        tried: int | None,
+        rate: Callable[[glicko.Rating], glicko.Rating],
+    ) -> tuple[glicko.Rating, glicko.Rating | None]:
+        with self._lock:
+            before = self._ratings.get(puzzle_id, first)
+            if tried is None or tried in self._tried:
+                return before, None
+            self._tried[tried] = None
+            if len(self._tried) > MOST_TRIES:
+                del self._tried[next(iter(self._tried))]
+            after = self._ratings[puzzle_id] = rate(before)
+            return before, after
+
+
+class Ratings:
+    """The puzzles' ratings of one server: kept by its store (in memory when the store
+    keeps none), and known to this process as a map read at most every
+    ``REFRESH_SECONDS`` (picking a puzzle reads no database), which its own attempts
+    change at once."""
+
+    def __init__(self, store: Any) -> None:
+        self.keeper: RatingKeeper = store if isinstance(store, RatingKeeper) else MemoryRatings()
+        self._lock = threading.Lock()
+        self._known: dict[str, float] | None = None
+        self._due = 0.0
+
+    def current(self) -> dict[str, float]:
+        """Each puzzle's rating that attempts have moved, by id (the others have their
+        first). Blocking (it may read the database): call it beside the event loop.
+        While the database is away, the ratings last read (none at first)."""
+        with self._lock:
+            if self._known is None or time.monotonic() >= self._due:
+                try:
+                    kept = self.keeper.puzzle_ratings()
+                except DatabaseAway:
+                    self._due = time.monotonic() + RETRY_SECONDS
+                    self._known = self._known or {}
+                else:
+                    self._known = {key: found.rating for key, found in kept.items()}
+                    self._due = time.monotonic() + REFRESH_SECONDS
+            return self._known
+
+    def attempt(
+        self, puzzle_id: str, rating: Any, solved: bool, browser: str | None
+    ) -> dict[str, Any]:
+        """The player's new rating after an attempt at the puzzle, from the rating the
+        browser keeps (refused with ``RatingError``'s words when it is not one), against
+        the puzzle's rating as it stands; the puzzle's rating moved and kept when this
+        is ``browser``'s first attempt at it (None: a browser not known, which does not
+        count). Blocking: it writes to the store."""
+        puzzle = find(puzzle_id)
+        player = glicko.Rating.from_dict(rating)
+        tried = None if browser is None else tried_key(puzzle.id, browser)
+        before, after = self.keeper.rate_puzzle(
+            puzzle.id,
+            puzzle_rating(puzzle),
+            tried,
+            lambda standing: glicko.attempt(player, standing, solved)[1],
+        )
+        mine, _puzzle = glicko.attempt(player, before, solved)
+        if after is not None:
+            with self._lock:
+                if self._known is not None:  # a new map: a reader may hold the old one
+                    self._known = {**self._known, puzzle.id: after.rating}
+        return {
+            "rating": mine.to_dict(),
+            "before": player.rating,
+            "change": round(mine.rating) - round(player.rating),
+            "solved": solved,
+            "puzzle": {
+                "rating": round((after or before).rating),
+                "before": round(before.rating),
+                "counted": after is not None,
+            },
+        }
 
 
 def why_position(puzzle_id: str, path: Sequence[str], action: str) -> tuple[Puzzle, str]:
@@ -188,9 +305,12 @@ __all__ = [  # the shared parts (boardlab.puzzles.pick) stay reachable from here
     "PUZZLE_DEVIATION",
     "PUZZLE_VOLATILITY",
     "QUIET",
+    "REFRESH_SECONDS",
     "WHY_TRIES",
+    "MemoryRatings",
+    "RatingKeeper",
+    "Ratings",
     "all_puzzles",
-    "attempt",
     "catalogue",
     "daily",
     "describe",
@@ -203,6 +323,7 @@ __all__ = [  # the shared parts (boardlab.puzzles.pick) stay reachable from here
     "shipped",
     "task",
     "theme_words",
+    "tried_key",
     "why",
     "why_position",
     "worth",

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 import boardlab
 from boardlab.web import pages, puzzles
 from boardlab.web import positions as boards
-from boardlab.web.deps import service_of, viewer_of
+from boardlab.web.deps import COOKIE, browser, browser_id, service_of, site_of, viewer_of
 
 router = APIRouter(prefix="/api")
 
@@ -341,8 +341,18 @@ class AttemptRequest(BaseModel):
 PUZZLE = refusals(400, 404, switches_language=True)
 
 
+def ratings_of(request: Request) -> puzzles.Ratings:
+    """The puzzles' ratings of the app's store, made on first use."""
+    state = request.app.state
+    found: puzzles.Ratings | None = getattr(state, "puzzle_ratings", None)
+    if found is None:
+        found = state.puzzle_ratings = puzzles.Ratings(site_of(request).store)
+    return found
+
+
 @router.get("/puzzles/next", responses=PUZZLE)
 async def puzzle_next(
+    request: Request,
     game: Annotated[
         str | None, Query(max_length=40, description="Only this game's puzzles (any if none).")
     ] = None,
@@ -361,28 +371,49 @@ async def puzzle_next(
     ] = [],  # noqa: B006
 ) -> dict[str, Any]:
     """A puzzle near ``rating``, at random among the nearest not excluded: its solution
-    tree, its themes in words, its first rating, the task in words and the view of its
-    position; 404 when no puzzle matches the filters."""
-    return await asyncio.to_thread(puzzles.next_puzzle, game, theme, rating, exclude)
+    tree, its themes in words, its rating (from players' attempts; at first its
+    difficulty), the task in words and the view of its position; 404 when no puzzle
+    matches the filters."""
+    ratings = ratings_of(request)
+    return await asyncio.to_thread(
+        lambda: puzzles.next_puzzle(game, theme, rating, exclude, ratings=ratings.current())
+    )
 
 
 @router.get("/puzzles/daily", responses=PUZZLE)
-async def puzzle_daily() -> dict[str, Any]:
+async def puzzle_daily(request: Request) -> dict[str, Any]:
     """Today's puzzle (the day in UTC): the same for everyone on a day."""
-    return await asyncio.to_thread(puzzles.daily)
+    ratings = ratings_of(request)
+    return await asyncio.to_thread(lambda: puzzles.daily(ratings=ratings.current()))
 
 
 @router.get("/puzzles/{puzzle_id}", responses=PUZZLE)
-async def puzzle_one(puzzle_id: str) -> dict[str, Any]:
+async def puzzle_one(request: Request, puzzle_id: str) -> dict[str, Any]:
     """One puzzle, as ``next`` gives it (its own link)."""
-    return await asyncio.to_thread(lambda: puzzles.describe(puzzles.find(puzzle_id)))
+    ratings = ratings_of(request)
+    return await asyncio.to_thread(
+        lambda: puzzles.describe(puzzles.find(puzzle_id), ratings.current())
+    )
 
 
 @router.post("/puzzles/{puzzle_id}/attempt", responses=refusals(400, 404))
-async def puzzle_attempt(puzzle_id: str, body: AttemptRequest) -> dict[str, Any]:
+async def puzzle_attempt(
+    request: Request, response: Response, puzzle_id: str, body: AttemptRequest
+) -> dict[str, Any]:
     """The player's new rating after an attempt (Glicko-2, against the puzzle's rating
-    with the deviation ``PUZZLE_DEVIATION``); nothing is kept: the browser keeps it."""
-    return puzzles.attempt(puzzle_id, body.rating, body.solved)
+    as it stands): the browser keeps it. The puzzle's rating moves too, by the
+    browser's first attempt at it only (``puzzle.counted``; a request without the
+    browser's cookie is not known, and gets one)."""
+    known = request.cookies.get(COOKIE) == browser_id(request)
+    found = await asyncio.to_thread(
+        ratings_of(request).attempt,
+        puzzle_id,
+        body.rating,
+        body.solved,
+        browser_id(request) if known else None,
+    )
+    browser(request, response)
+    return found
 
 
 @router.get("/puzzles/{puzzle_id}/why", responses=refusals(400, 404, 429, switches_language=True))
