@@ -9,8 +9,10 @@ the solver's values of them when its table is not built here."""
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -245,6 +247,7 @@ def test_each_browsers_first_attempt_moves_the_puzzle_and_it_is_kept(database: s
         assert kept is not None
         shown = round(kept.rating)
         assert first.get(f"/api/puzzles/{puzzle.id}").json()["rating"] == shown
+        assert page_data(first.get(f"/puzzles/{puzzle.id}").text)["puzzle"]["rating"] == shown
     with client(database) as again_http:  # a new app on the same database
         found = again_http.get(f"/api/puzzles/{puzzle.id}").json()
         assert found["rating"] == shown != puzzle.rating
@@ -431,3 +434,11 @@ def test_the_shipped_files_are_read_from_the_games_packages() -> None:
         path = shipped_path(game_class(game))
         assert isinstance(path, Path) and path.name == "puzzles.jsonl.gz"
         assert len(web_puzzles.catalogue()[game]) == len(SHIPPED.get(game, []))
+
+
+def page_data(html: str) -> dict[str, Any]:
+    """The puzzle page's data, as its script reads it."""
+    found = re.search(r'<script id="puzzle-data" type="application/json">(.*?)</script>', html)
+    assert found, "the page carries its puzzle"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data

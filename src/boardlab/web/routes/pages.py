@@ -29,6 +29,7 @@ from boardlab.web.deps import (
     site_of,
     viewer_of,
 )
+from boardlab.web.routes.api import ratings_of
 from boardlab.web.talk import check_name
 
 router = APIRouter(include_in_schema=False)
@@ -243,13 +244,18 @@ async def puzzles_page(request: Request) -> Response:
 @router.get("/puzzles/daily", response_class=HTMLResponse)
 async def daily_puzzle_page(request: Request) -> Response:
     """Today's puzzle (UTC), the same for everyone."""
-    return await puzzle_page(request, "daily", await asyncio.to_thread(puzzles.daily))
+    ratings = ratings_of(request)
+    found = await asyncio.to_thread(lambda: puzzles.daily(ratings=ratings.current()))
+    return await puzzle_page(request, "daily", found)
 
 
 @router.get("/puzzles/{puzzle_id}", response_class=HTMLResponse)
 async def one_puzzle_page(request: Request, puzzle_id: str) -> Response:
     """One puzzle, by its own link."""
-    found = await asyncio.to_thread(lambda: puzzles.describe(puzzles.find(puzzle_id)))
+    ratings = ratings_of(request)
+    found = await asyncio.to_thread(
+        lambda: puzzles.describe(puzzles.find(puzzle_id), ratings.current())
+    )
     return await puzzle_page(request, "one", found)
 
 
