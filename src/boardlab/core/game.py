@@ -130,6 +130,10 @@ class Game(ABC, Generic[State]):
     compiled_perft_from: ClassVar[int] = 8
     #: The exact solver, ``module:Class`` (a ``boardlab.solve.Solver``), or None.
     solver: ClassVar[str | None] = None
+    #: A search that proves forced wins, for a game without a solver: ``module:Class``
+    #: (``turns(state, player, horizon)``, ``horizon``, ``goal()``; see
+    #: ``boardlab.puzzles.wins``), or None. The puzzles are proven by it.
+    wins: ClassVar[str | None] = None
     #: Levels this game plays with another agent spec than the common table, and those
     #: it plays so only with the compiled kernels (``boardlab.ai.levels``).
     levels: ClassVar[Mapping[str, str]] = MappingProxyType({})

@@ -219,6 +219,7 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         {"swim": N_("Swim"), "jump": N_("Jump"), "drop": N_("Drop"), "pass": N_("Pass")}
     )
     kernel = "boardlab.games.jinli.kernel"
+    wins = "boardlab.games.jinli.wins:JinLiWins"
     compiled_perft_from = 6
     study_options = ("start", "recycle", "no_move")
     schema = OptionSchema(
