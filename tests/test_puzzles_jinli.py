@@ -3,6 +3,7 @@ they prove (docs/puzzles.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -12,7 +13,12 @@ import boardlab
 
 pytest.importorskip("numba")
 
-from boardlab.games.jinli.wins import JinLiWins, reference_turns
+from boardlab.core.i18n import use_language
+from boardlab.games.jinli.wins import HORIZON, JinLiWins, reference_turns
+from boardlab.puzzles.check import PuzzleError, check_puzzle, check_puzzles
+from boardlab.puzzles.make import make_puzzles
+from boardlab.puzzles.pick import explain, solver_values
+from boardlab.puzzles.puzzle import Puzzle, Step
 
 GAME = boardlab.new_game("jinli")
 #: The card's example: d3-d4 lands next to three koi, 7 + 3 = 10 points, the target.
@@ -75,3 +81,105 @@ def test_the_search_agrees_with_a_plain_search_over_the_engine(
                 twice += horizon == 2
                 forced += any(found.values())
     assert compared >= 48 and twice and forced  # some forced wins among them
+
+
+@pytest.fixture(scope="module")
+def made() -> list[Puzzle]:
+    puzzles, tally = make_puzzles(GAME, 4, seed=1, max_games=13)
+    assert tally.puzzles == len(puzzles) == 4 and tally.unreached == 0
+    return puzzles
+
+
+def solver_steps(puzzle: Puzzle) -> list[tuple[Any, Step, int]]:
+    """Every step where the solver answers: its state, the step and his turns left."""
+    state = GAME.parse_state(puzzle.position)
+    found, pending = [], [(state, puzzle.tree, puzzle.value)]
+    while pending:
+        here, step, left = pending.pop()
+        if step.reply is not None:
+            assert step.then is not None
+            pending.append((GAME.apply(here, GAME.parse_action(here, step.reply)), step.then, left))
+            continue
+        found.append((here, step, left))
+        for text, then in step.answers:
+            after = GAME.apply(here, GAME.parse_action(here, text))
+            if then is not None:
+                ends = GAME.to_act(after) != puzzle.player
+                pending.append((after, then, left - 1 if ends else left))
+    return found
+
+
+def test_a_puzzle_has_one_action_that_forces_the_win(made: list[Puzzle]) -> None:
+    """At the root, the search proves one action forces a win within its horizon and
+    every other does not; the puzzle's value is the least number of turns it takes."""
+    search = JinLiWins(GAME)
+    assert check_puzzles(made)[0] == len(made)
+    for puzzle in made:
+        state = GAME.parse_state(puzzle.position)
+        turns = search.turns(state, puzzle.player, HORIZON)
+        forcing = {GAME.format_action(state, a): n for a, n in turns.items() if n}
+        assert list(forcing) == [text for text, _then in puzzle.tree.answers]
+        assert list(forcing.values()) == [puzzle.value]
+        assert len(turns) >= 2
+
+
+def test_every_answer_keeps_the_forced_win_and_the_lines_end_at_it(made: list[Puzzle]) -> None:
+    search = JinLiWins(GAME)
+    several = 0
+    for puzzle in made:
+        for state, step, left in solver_steps(puzzle):
+            turns = search.turns(state, puzzle.player, left)
+            keep = {GAME.format_action(state, a) for a, n in turns.items() if n}
+            assert {text for text, _then in step.answers} == keep
+            several += len(step.answers) > 1  # equally good answers, all accepted
+            for text, then in step.answers:
+                after = GAME.apply(state, GAME.parse_action(state, text))
+                last = then is None and turns[GAME.parse_action(state, text)] == 1
+                if last and GAME.to_act(after) != puzzle.player:  # the turn is over: won
+                    outcome = GAME.outcome_of(after)
+                    assert outcome is not None and outcome.winner == puzzle.player
+    assert several
+
+
+def test_check_refuses_an_answer_that_lets_the_win_slip(made: list[Puzzle]) -> None:
+    puzzle = made[0]
+    state = GAME.parse_state(puzzle.position)
+    right = [text for text, _then in puzzle.tree.answers]
+    wrong = next(
+        a
+        for a in GAME.from_position_string(puzzle.position).legal_action_strings()
+        if a not in right
+    )
+    bad = dataclasses.replace(puzzle, tree=Step(answers=((wrong, None),)))
+    with pytest.raises(PuzzleError, match=rf"the answer {wrong} is worth \+0"):
+        check_puzzle(bad)
+    both = dataclasses.replace(puzzle, tree=Step(answers=(*puzzle.tree.answers, (wrong, None))))
+    with pytest.raises(PuzzleError, match=rf"the answer {wrong} is worth"):
+        check_puzzle(both)
+    longer = dataclasses.replace(puzzle, value=puzzle.value + 1)
+    with pytest.raises(PuzzleError, match="the value is"):
+        check_puzzle(longer)
+    assert GAME.to_act(state) == puzzle.player
+
+
+def test_why_says_the_win_slips_in_words(made: list[Puzzle]) -> None:
+    puzzle = made[0]
+    position = GAME.from_position_string(puzzle.position)
+    right = [text for text, _then in puzzle.tree.answers]
+    wrong = next(a for a in position.legal_action_strings() if a not in right)
+    found = solver_values(position, position.parse_action(wrong))
+    assert found["value"] == 0 and found["best"] == right
+    assert found["best_value"] == puzzle.value
+    said = explain(puzzle, [], found)
+    opponent = GAME.player_name(1 - puzzle.player)
+    turns = f"within {puzzle.value} turn" + ("s" if puzzle.value > 1 else "")
+    assert said["sentence"] == (
+        f"{wrong} lets the win slip: after it, {opponent} can stop you reaching 10 points; "
+        f"the best, {right[0]}, forces the win {turns}."
+    )
+    good = explain(puzzle, [], solver_values(position, position.parse_action(right[0])))
+    assert good["sentence"].startswith(f"{right[0]} is as good as the best: it forces the win")
+    with use_language("de"):
+        german = explain(puzzle, [], found)["sentence"]
+    assert german.startswith(f"{wrong} verspielt den Sieg: danach kann ")
+    assert "10 Punkte erreichst" in german and "erzwingt den Sieg" in german

@@ -3,7 +3,9 @@ legal, the first choice is a puzzle (one right action, nothing within the margin
 every right answer has exactly the best value and every right action is among the
 answers, every reply is the solver's best defence (the lowest-numbered among equals),
 every later step of the solver is still a step, and the themes are those narrated.
-A failure is a ``PuzzleError`` naming the puzzle and the step."""
+A game without a solver is proven so by its win search (``Game.wins``), with the values
+``make`` documents: a forced win within the puzzle's turns. A failure is a
+``PuzzleError`` naming the puzzle and the step."""
 
 from __future__ import annotations
 
@@ -15,7 +17,13 @@ from typing import Any
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game
 from boardlab.core.i18n import _
-from boardlab.puzzles.make import Prover, best_defence, judge, step_themes
+from boardlab.puzzles.make import (
+    Prover,
+    best_defence,
+    judge,
+    step_themes,
+    turns_left,
+)
 from boardlab.puzzles.puzzle import Puzzle, Step
 
 
@@ -38,8 +46,8 @@ class _Checker:
             )
         )
 
-    def values(self, state: Any, line: Sequence[str]) -> dict[int, int]:
-        values = self.prover.patient_values(state)
+    def values(self, state: Any, line: Sequence[str], horizon: int | None) -> dict[int, int]:
+        values = self.prover.patient_values(state, horizon=horizon, solver=self.puzzle.player)
         if values is None:
             raise self.fail(line, _("the solver does not reach this position"))
         return values
@@ -61,7 +69,9 @@ class _Checker:
             raise self.fail([], str(error)) from None
         if game.to_act(state) != puzzle.player or puzzle.tree.reply is not None:
             raise self.fail([], _("the solver is not the player to act"))
-        values = self.values(state, [])
+        found = self.prover.root(state, self.values(state, [], None))
+        assert found is not None
+        values, horizon = found
         verdict = judge(values, self.prover.points)
         if not verdict.is_puzzle():
             raise self.fail(
@@ -83,7 +93,7 @@ class _Checker:
                     value=verdict.best, claimed=puzzle.value
                 ),
             )
-        self.solver_step(state, values, puzzle.tree, [])
+        self.solver_step(state, values, puzzle.tree, [], horizon)
         if tuple(sorted(self.themes)) != puzzle.themes:
             raise self.fail(
                 [],
@@ -96,7 +106,14 @@ class _Checker:
     def names(self, state: Any, actions: Sequence[int]) -> str:
         return ", ".join(self.game.format_action(state, a) for a in actions)
 
-    def solver_step(self, state: Any, values: dict[int, int], step: Step, line: list[str]) -> None:
+    def solver_step(
+        self,
+        state: Any,
+        values: dict[int, int],
+        step: Step,
+        line: list[str],
+        horizon: int | None,
+    ) -> None:
         game = self.game
         verdict = judge(values, self.prover.points)
         if line and not verdict.is_step():
@@ -121,18 +138,20 @@ class _Checker:
         self.themes |= step_themes(game, state, verdict.right)
         for action, (text, after) in answers.items():
             if after is not None:
-                self.follow(game.apply(state, action), after, [*line, text])
+                child = game.apply(state, action)
+                left = turns_left(game, child, self.puzzle.player, horizon)
+                self.follow(child, after, [*line, text], left)
 
-    def follow(self, state: Any, step: Step, line: list[str]) -> None:
+    def follow(self, state: Any, step: Step, line: list[str], horizon: int | None) -> None:
         game = self.game
         if game.outcome_of(state) is not None:
             raise self.fail(line, _("the game is over, but the solution goes on"))
-        values = self.values(state, line)
+        values = self.values(state, line, horizon)
         acts = game.to_act(state)
         if step.reply is None:
             if acts != self.puzzle.player:
                 raise self.fail(line, _("the opponent acts here, but the solution has answers"))
-            self.solver_step(state, values, step, line)
+            self.solver_step(state, values, step, line, horizon)
             return
         if acts == self.puzzle.player:
             raise self.fail(line, _("the solver acts here, but the solution has a reply"))
@@ -151,7 +170,7 @@ class _Checker:
                 ),
             )
         if step.then is not None:
-            self.follow(game.apply(state, reply), step.then, [*line, step.reply])
+            self.follow(game.apply(state, reply), step.then, [*line, step.reply], horizon)
 
 
 def check_puzzle(puzzle: Puzzle) -> None:

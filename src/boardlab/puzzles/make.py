@@ -11,6 +11,16 @@ the value) and falls short of the best by less than the margin; every other acti
 wrong one. A later position where the solver acts is a step of the puzzle if it has no
 near action and at least one wrong one (any number of right ones, all accepted);
 otherwise the puzzle ends before it.
+
+A game without a solver may declare a win search instead (``Game.wins``,
+``boardlab.puzzles.wins``); its puzzles are forced wins. The root has exactly one action
+that forces a win within the search's horizon H of the solver's own turns, every other
+action proven not to; the least number of turns n in which it does is the puzzle's
+horizon and value. The values that the criterion above then judges are, where the
+solver acts with r of those turns left (the one he is in counting), r for an action that
+still forces the win within them and 0 for one that does not: so every such action is
+accepted, and the puzzle ends at the win. Where the opponent acts, a reply is worth -m,
+m the solver's turns to the win after it: the best defence resists longest.
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
 from boardlab.core.i18n import _
 from boardlab.puzzles.puzzle import Puzzle, Step, puzzle_id, read_puzzles, write_puzzles
+from boardlab.puzzles.wins import searched, win_search_or_none
 from boardlab.solve import exact_values, solver_class_or_none
 
 #: The margin is this fraction of the pieces on the board at the start (at least
@@ -121,31 +132,77 @@ def step_themes(game: Game[Any], state: Any, answers: tuple[int, ...]) -> set[st
 
 
 class Prover:
-    """Builds a puzzle's solution tree from the solver's values (see the module's
-    docstring for when a step is one)."""
+    """Builds a puzzle's solution tree from the solver's values, else from the game's
+    win search (see the module's docstring for when a step is one)."""
 
     def __init__(self, game: Game[Any], points: int | None = None) -> None:
         self.game = game
         self.points = margin(game) if points is None else points
+        self.search = win_search_or_none(game) if game.wins is not None else None
 
-    def values(self, state: Any) -> dict[int, int] | None:
+    def values(
+        self, state: Any, horizon: int | None = None, solver: int | None = None
+    ) -> dict[int, int] | None:
+        """The solver's exact values where it reaches, else the win search's (with
+        ``horizon`` turns of ``solver`` left: by default the search's horizon, the
+        player to act)."""
         try:
-            return exact_values(self.game, state) or None
+            found = exact_values(self.game, state) or None
         except BoardlabError:
-            return None
+            found = None
+        if found is not None or self.search is None:
+            return found
+        return self.searched_values(
+            state,
+            self.search.horizon if horizon is None else horizon,
+            self.game.to_act(state) if solver is None else solver,
+        )
 
-    def patient_values(self, state: Any, depth: int = 2) -> dict[int, int] | None:
+    def searched_values(self, state: Any, horizon: int, solver: int) -> dict[int, int] | None:
+        """The win search's values (the module's docstring): ``horizon`` for an action
+        of ``solver`` that forces the win within his ``horizon`` turns, else 0; for the
+        opponent's action, minus the solver's turns to the win after it (0: none)."""
+        assert self.search is not None
+        if self.game.outcome_of(state) is not None:
+            return None
+        turns = self.search.turns(state, solver, horizon)
+        if self.game.to_act(state) == solver:
+            return {action: horizon if n else 0 for action, n in turns.items()}
+        return {action: -n if n else 0 for action, n in turns.items()}
+
+    def root(
+        self, state: Any, values: dict[int, int] | None = None
+    ) -> tuple[dict[int, int], int | None] | None:
+        """A puzzle's first values and its horizon (None where the solver's exact values
+        prove it): for a forced win found by search, the values within the least number
+        of turns in which the one winning action forces it. None where neither reaches."""
+        values = self.values(state) if values is None else values
+        if values is None:
+            return None
+        if self.search is None or exact_values_or_none(self.game, state) is not None:
+            return values, None
+        winning = [action for action, value in values.items() if value > 0]
+        if len(winning) != 1:
+            return values, None  # no puzzle: its judgement says so
+        turns = self.search.turns(state, self.game.to_act(state), self.search.horizon)
+        least = turns[winning[0]]
+        assert least is not None
+        return {action: least if action == winning[0] else 0 for action in values}, least
+
+    def patient_values(
+        self, state: Any, depth: int = 2, horizon: int | None = None, solver: int | None = None
+    ) -> dict[int, int] | None:
         """``values``, asked again after the positions below ``state`` (to ``depth``
         actions) where the solver does not reach it at once: a solver that searches
         within a budget and remembers what it found (an endgame search) reaches a
         position in a fresh process that it reached in a long run. Values are exact
         either way; only whether they come within the budget changes."""
-        values = self.values(state)
+        values = self.values(state, horizon, solver)
         for below in range(1, depth + 1):
             if values is not None:
                 break
             self._ask_below(state, below)
-            values = self.values(state)
+            values = self.values(state, horizon, solver)
         return values
 
     def _ask_below(self, state: Any, depth: int) -> None:
@@ -163,31 +220,50 @@ class Prover:
     ) -> tuple[Step, int, set[str]] | None:
         """The solution from ``state`` (the solver to act), its value and themes; None
         unless the position is a puzzle. ``values``: the state's, if already known."""
-        values = self.values(state) if values is None else values
-        if values is None or len(values) < 2:
+        found = self.root(state, values)
+        if found is None or len(found[0]) < 2:
             return None
+        values, horizon = found
         verdict = judge(values, self.points)
         if not verdict.is_puzzle():
             return None
         themes: set[str] = set()
-        step = self._solver_step(state, verdict, self.game.to_act(state), 1, 1, themes)
+        solver = self.game.to_act(state)
+        step = self._solver_step(state, verdict, solver, 1, 1, themes, horizon)
         return step, verdict.best, themes
 
     def _solver_step(
-        self, state: Any, verdict: Verdict, solver: int, turn: int, steps: int, themes: set[str]
+        self,
+        state: Any,
+        verdict: Verdict,
+        solver: int,
+        turn: int,
+        steps: int,
+        themes: set[str],
+        horizon: int | None,
     ) -> Step:
         game = self.game
         themes |= step_themes(game, state, verdict.right)
         answers = []
         for action in verdict.right:
             after = game.apply(state, action)
+            left = turns_left(game, after, solver, horizon)
             answers.append(
-                (game.format_action(state, action), self._after(after, solver, turn, steps, themes))
+                (
+                    game.format_action(state, action),
+                    self._after(after, solver, turn, steps, themes, left),
+                )
             )
         return Step(answers=tuple(answers))
 
     def _after(
-        self, state: Any, solver: int, turn: int, steps: int, themes: set[str]
+        self,
+        state: Any,
+        solver: int,
+        turn: int,
+        steps: int,
+        themes: set[str],
+        horizon: int | None,
     ) -> Step | None:
         """What follows a right answer: the solver's next step, or the opponent's best
         defence up to it; None where the puzzle ends."""
@@ -198,7 +274,7 @@ class Prover:
         while game.to_act(state) != solver:
             if turn >= MAX_SOLVER_TURNS:
                 return None
-            values = self.values(state)
+            values = self.values(state, horizon, solver)
             if values is None:
                 return None
             reply = best_defence(values)
@@ -206,18 +282,33 @@ class Prover:
             state = game.apply(state, reply)
             if game.outcome_of(state) is not None:
                 return None
-        values = self.values(state)
+        values = self.values(state, horizon, solver)
         if values is None:
             return None
         verdict = judge(values, self.points)
         if not verdict.is_step():
             return None
         found: Step = self._solver_step(
-            state, verdict, solver, turn + (1 if replies else 0), steps + 1, themes
+            state, verdict, solver, turn + (1 if replies else 0), steps + 1, themes, horizon
         )
         for reply_text in reversed(replies):
             found = Step(reply=reply_text, then=found)
         return found
+
+
+def exact_values_or_none(game: Game[Any], state: Any) -> dict[int, int] | None:
+    try:
+        return exact_values(game, state) or None
+    except BoardlabError:
+        return None
+
+
+def turns_left(game: Game[Any], after: Any, solver: int, horizon: int | None) -> int | None:
+    """The solver's turns left in a forced win's horizon after his action led to
+    ``after``: one fewer when it ended his turn (None: no horizon, exact values)."""
+    if horizon is None or game.to_act(after) == solver:
+        return horizon
+    return horizon - 1
 
 
 def difficulty(
@@ -238,6 +329,12 @@ def difficulty(
 def why_not(game: Game[Any]) -> str | None:
     """Why no puzzle can be made for ``game`` now, in words; None if puzzles can be."""
     cls = solver_class_or_none(game)
+    if searched(game):
+        if win_search_or_none(game) is None:
+            return _(
+                "{game}'s forced wins need the fast extra: pip install 'boardlab[fast]'"
+            ).format(game=game.name)
+        return None
     if game.solver is None:
         return _("{game} has no solver, so no exact values prove a puzzle yet").format(
             game=game.name
@@ -391,7 +488,8 @@ def make_puzzles(
 ) -> tuple[list[Puzzle], Tally]:
     """Up to ``count`` puzzles from seeded self-play (``max_games`` games at most: 50
     per puzzle asked by default). With ``out``, the run checkpoints beside it
-    (``OUT.partial`` and ``OUT.progress.json``, after every game) and resumes from
+    (``OUT.partial`` and ``OUT.progress.json``, after every game that found puzzles and
+    every 20th) and resumes from
     there when run again with the same seed; the file is written at the end. With
     ``stored`` (a database URL), the games stored there by the web server are looked at
     first."""
@@ -447,7 +545,7 @@ def make_puzzles(
             puzzles.append(puzzle)
             tally.add(puzzle)
         tally.seconds = time.perf_counter() - began
-        if partial is not None and progress is not None:
+        if partial is not None and progress is not None and (found or number % 20 == 0):
             with partial.open("a", encoding="utf-8") as handle:
                 handle.writelines(p.line() + "\n" for p in found)
             saved = {

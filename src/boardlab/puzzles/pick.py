@@ -1,7 +1,8 @@
 """What every way of playing puzzles shares (the web page and ``boardlab puzzles play``):
 the shipped puzzles of every game, one picked near a rating, the task and the themes in
 words, the step of the solution a line reaches, the rating a puzzle is played against,
-and why a wrong answer is wrong, in words from the solver's exact values.
+and why a wrong answer is wrong, in words from the solver's exact values (or, for a
+game without a solver, from its win search: the move lets the forced win slip).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from boardlab.core.i18n import N_, _, ngettext
 from boardlab.core.registry import game_class
 from boardlab.puzzles import glicko
 from boardlab.puzzles.puzzle import Puzzle, Step, read_puzzles, shipped_path
+from boardlab.puzzles.wins import searched, win_search_or_none
 
 #: How many puzzles nearest the asked rating a pick is made among at random.
 NEAREST = 20
@@ -100,6 +102,8 @@ def solver_values(position: Position[Any], chosen: int) -> dict[str, Any]:
     words here (``explain`` says them): the solver may take a moment."""
     from boardlab.solve import exact_values
 
+    if searched(position.game):
+        return searched_values(position, chosen)
     values = None
     for _try in range(WHY_TRIES):  # a search within a budget may reach on a later try
         values = exact_values(position.game, position.state)
@@ -116,7 +120,43 @@ def solver_values(position: Position[Any], chosen: int) -> dict[str, Any]:
     }
 
 
+def searched_values(position: Position[Any], chosen: int) -> dict[str, Any]:
+    """``solver_values`` from the game's win search, within its horizon: the value is
+    the least number of own turns in which an action forces the win (0: it does not);
+    the best are the quickest. ``explain`` judges them within the turns a puzzle has
+    left; None where the search is not here (no fast extra)."""
+    search = win_search_or_none(position.game)
+    text = position.action_string(chosen)
+    if search is None:
+        return {"action": text, "value": None}
+    turns = search.turns(position.state, position.to_act, search.horizon)
+    quickest = min((n for n in turns.values() if n), default=0)
+    return {
+        "action": text,
+        "value": turns[chosen] or 0,
+        "best": [position.action_string(a) for a, n in turns.items() if n and n == quickest],
+        "best_value": quickest,
+    }
+
+
+def turns_left(puzzle: Puzzle, path: Sequence[str]) -> int:
+    """The solver's own turns left, after ``path``, in a searched puzzle's forced win
+    (its value): one fewer for each of his turns the path ends."""
+    game = puzzle.new_game()
+    state = game.parse_state(puzzle.position)
+    left = puzzle.value
+    for text in path:
+        mine = game.to_act(state) == puzzle.player
+        state = game.apply(state, game.parse_action(state, text))
+        left -= mine and game.to_act(state) != puzzle.player
+    return left
+
+
 def worth(game: Any, value: int) -> str:
+    if searched(game) and value > 0:
+        return ngettext(
+            "forces the win within {n} turn", "forces the win within {n} turns", value
+        ).format(n=value)
     if value == 0:
         return _("leads to a draw")
     singular, plural = game.point_words
@@ -129,6 +169,8 @@ def explain(puzzle: Puzzle, path: Sequence[str], found: dict[str, Any]) -> dict[
     """``solver_values``' values with the sentence that says them (the value of the
     best is the puzzle's: best play keeps it along the tree)."""
     game = game_class(puzzle.game)
+    if searched(game) and found["value"] is not None:
+        return explain_searched(puzzle, path, found)
     if found["value"] is None:  # out of the solver's reach in time: the tree's best
         step = node_after(puzzle, path)
         best = [a for a, _after in step.answers] if step is not None else []
@@ -149,3 +191,31 @@ def explain(puzzle: Puzzle, path: Sequence[str], found: dict[str, Any]) -> dict[
             best_worth=worth(game, found["best_value"]),
         )
     return {**found, "sentence": sentence}
+
+
+def explain_searched(puzzle: Puzzle, path: Sequence[str], found: dict[str, Any]) -> dict[str, Any]:
+    """``explain`` for a forced win found by search: right within the turns the puzzle
+    has left, else the win slips (the opponent can stop it); the best are the tree's."""
+    game = puzzle.new_game()
+    left = turns_left(puzzle, path)
+    step = node_after(puzzle, path)
+    best = [a for a, _after in step.answers] if step is not None else found["best"]
+    found = {**found, "best": best, "best_value": left}
+    if found["value"] and found["value"] <= left:
+        sentence = _("{action} is as good as the best: it {worth}.").format(
+            action=found["action"], worth=worth(game, left)
+        )
+        return {**found, "value": left, "sentence": sentence}
+    search = win_search_or_none(game)
+    goal = search.goal() if search is not None else ""
+    sentence = _(
+        "{action} lets the win slip: after it, {opponent} can stop you {goal}; "
+        "the best, {best}, {best_worth}."
+    ).format(
+        action=found["action"],
+        opponent=game.player_name(1 - puzzle.player),
+        goal=goal,
+        best=" / ".join(best),
+        best_worth=worth(game, left),
+    )
+    return {**found, "value": 0, "sentence": sentence}
