@@ -23,6 +23,7 @@ import sys
 from dataclasses import replace
 from functools import cache, lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,8 @@ from boardlab.ai import Limit, make_agent
 from boardlab.ai.alphabeta import AlphaBetaAgent
 from boardlab.ai.evaluation import evaluation_for
 from boardlab.core.game import Game, Position
-from boardlab.fast.alphabeta import CompiledAlphaBeta
+from boardlab.fast import alphabeta as compiled_alphabeta
+from boardlab.fast.alphabeta import C_NODES, SLICE, CompiledAlphaBeta
 from boardlab.fast.batch import kernel_for
 from support import random_game, random_options
 
@@ -378,13 +380,36 @@ def test_depth_and_node_limits(game_id: str) -> None:
             )
 
 
-def test_a_time_limit_is_kept() -> None:
-    """Half the time spent after a depth: no deeper one; a depth that runs over the
-    time is abandoned within a slice of nodes (milliseconds)."""
+def test_a_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a clock that reads the nodes searched (one tick a node, so nothing depends on
+    the machine's speed): no depth is begun once half the time is spent, a depth that
+    runs over the time is dropped within a slice of nodes, and the answer is that of
+    the last completed depth. A node budget alone sets the depth as deterministically."""
     game = boardlab.new_game("jinli")
-    found = searcher(game).search(game.initial_state(), seconds=0.2, seed=1)
-    assert found.depth >= 3
-    assert found.seconds < 0.2 + 0.15
+    state = game.initial_state()
+    plain = [searcher(game).search(state, depth=d, seed=1) for d in range(1, 9)]
+    finished = [0] + [found.nodes for found in plain]  # nodes when depth d is complete
+    assert searcher(game).search(state, nodes=2000, seed=1).depth >= 3
+    for budget in (100, 2000, 6000, 200_000):
+        found = searcher(game).search(state, nodes=budget, seed=1)
+        assert found.depth == max(d for d, n in enumerate(finished) if n <= budget)
+    timed: list[CompiledAlphaBeta] = []
+    clock = SimpleNamespace(perf_counter=lambda: float(timed[0].ctx[C_NODES]))
+    monkeypatch.setattr(compiled_alphabeta, "time", clock)
+    dropped = halved = 0
+    for seconds in (3, 600, 3000, 11_000, 100_000, 245_000, 400_000):
+        timed[:] = [CompiledAlphaBeta(game)]  # its count of nodes starts at 0
+        found = timed[0].search(state, seconds=seconds, seed=1)
+        depth = found.depth
+        assert depth >= 1 and found.seconds <= seconds + SLICE, seconds
+        assert (found.action, found.nodes) == (plain[depth - 1].action, finished[depth]), seconds
+        assert finished[depth - 1] <= seconds / 2, seconds  # depth begun with half left
+        if finished[depth] > seconds / 2:
+            halved += 1  # half the time spent: no deeper depth begun
+        else:
+            assert seconds <= found.seconds and finished[depth + 1] > seconds, seconds
+            dropped += 1  # the next depth ran out of time and was dropped
+    assert dropped and halved
 
 
 def test_the_agent_setting() -> None:
