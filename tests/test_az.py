@@ -19,6 +19,7 @@ import boardlab
 from boardlab.ai import make_agent
 from boardlab.ai.az import Network, Search, save_weights
 from boardlab.core.errors import BoardlabError
+from optional import need
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -159,7 +160,7 @@ def test_weights_of_another_game_are_refused(tmp_path: Path) -> None:
 
 
 def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+    need("torch")
     out = tmp_path / "g.npz"
     command = [
         sys.executable, str(ROOT / "examples" / "alphazero.py"), "--game", "galatjang",

@@ -18,6 +18,7 @@ from boardlab.arena.study import Study, variants
 from boardlab.arena.tournament import Plan, run
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError
+from optional import need
 
 SMALL = {"pits": 4, "seeds": 3}
 AGENTS = ("random", "beginner", "easy")
@@ -54,7 +55,7 @@ def test_bad_backends_are_refused_in_one_line() -> None:
     [("127.0.0.1:1", "no Ray head answers there"), ("head-node", "expected host:port")],
 )
 def test_an_address_where_no_ray_answers_is_refused_at_once(address: str, said: str) -> None:
-    pytest.importorskip("ray")
+    need("ray")
     with pytest.raises(BoardlabError, match=said):
         RayBackend(address)
 
@@ -63,7 +64,7 @@ def test_an_address_where_no_ray_answers_is_refused_at_once(address: str, said: 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[Any]:
     """A Ray of two CPUs on this machine, for the tests of this module."""
-    ray = pytest.importorskip("ray")
+    ray = need("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield ray

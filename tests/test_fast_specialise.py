@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import boardlab
+from optional import need
 
-pytest.importorskip("numba")
+need("numba")
 
 CHILD = """
 import boardlab

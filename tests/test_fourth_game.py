@@ -19,6 +19,7 @@ from boardlab.core.registry import unregister
 from boardlab.testing import check_game
 from boardlab.ui.views import view
 from fourth_game import TicTacToe
+from optional import need
 
 #: perft of tic-tac-toe from the empty grid, depths 1-9 (a won game has no children).
 PERFT = [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
@@ -124,7 +125,7 @@ def test_replay_and_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
 
 
 def test_openspiel_loads_and_simulates_it() -> None:
-    pyspiel = pytest.importorskip("pyspiel")
+    pyspiel = need("pyspiel")
     from boardlab.rl import openspiel
 
     assert "boardlab_tictactoe" in openspiel.register()

@@ -15,10 +15,11 @@ import pytest
 import boardlab
 from boardlab.core.i18n import use_language
 from boardlab.web import pages
+from optional import need
 
-pytest.importorskip("fastapi", reason="the web extra is not installed")
+need("fastapi")
 
-from web_support import client, new_game
+from web_support import client, new_game  # noqa: E402
 
 LANGUAGES = ("en", "de")
 #: The games boardlab ships (a test may register more, without a how-to page).

@@ -26,6 +26,7 @@ import pytest
 
 from boardlab import extras
 from boardlab.core.errors import BoardlabError
+from optional import need
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONAL = (
@@ -376,7 +377,7 @@ DRIVER = textwrap.dedent(
 
 
 def test_full_install_runs_every_command(tmp_path: Path) -> None:
-    pytest.importorskip("numba")
+    need("numba")
     (tmp_path / "actions.txt").write_text(ACTIONS, encoding="utf-8")
     (tmp_path / "records.txt").write_text(RECORDS, encoding="utf-8")
     cases = [case for case in CASES if case.full is not None]

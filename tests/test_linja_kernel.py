@@ -13,13 +13,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("numba")
+from optional import need
 
-import boardlab
-from boardlab.core.errors import InvalidNotationError
-from boardlab.fast import rng
-from boardlab.games.linja import kernel
-from support import compare_kernel, kernel_perft, perft_cases, random_options
+need("numba")
+
+import boardlab  # noqa: E402
+from boardlab.core.errors import InvalidNotationError  # noqa: E402
+from boardlab.fast import rng  # noqa: E402
+from boardlab.games.linja import kernel  # noqa: E402
+from support import compare_kernel, kernel_perft, perft_cases, random_options  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

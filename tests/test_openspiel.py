@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
+from optional import need
+
+pyspiel = need("pyspiel")
 
 import boardlab  # noqa: E402
 from boardlab.extras import MissingExtraError  # noqa: E402
@@ -230,7 +232,7 @@ def test_jinli_observation_tensor_spreads_the_bitboards() -> None:
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_python_mcts_bot_plays_a_legal_game(game_id: str) -> None:
-    np = pytest.importorskip("numpy")
+    np = need("numpy")
     from open_spiel.python.algorithms import mcts
 
     game = openspiel.load(game_id, **SHORT[game_id])

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("pettingzoo")
-gymnasium = pytest.importorskip("gymnasium")
+from optional import need
+
+need("pettingzoo")
+gymnasium = need("gymnasium")
 
 import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402

@@ -30,6 +30,7 @@ from boardlab.arena.study_report import write_report, write_tables
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.core.record import GameRecord
+from optional import need
 
 
 # ---------------------------------------------------------------------- the measures
@@ -221,7 +222,7 @@ def test_a_study_refuses_a_bad_agent_before_playing(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- exact values
 def test_the_exact_value_beside_a_small_variant_is_the_minimax_value(tmp_path: Path) -> None:
-    pytest.importorskip("numba")
+    need("numba")
     games = variants("galatjang", {"pits": 3, "seeds": 2}, {"sow_opponent_store": [True, False]})
     for game in games:
         summary = summarise(game, "x", [])
@@ -231,7 +232,7 @@ def test_the_exact_value_beside_a_small_variant_is_the_minimax_value(tmp_path: P
 def test_the_linja_values_are_known_without_their_tables(tmp_path: Path, monkeypatch: Any) -> None:
     """Every solvable Linja variant has its published start value (the one its whole
     table gave, benchmarks/results/solve_linja.json), the others none."""
-    pytest.importorskip("numba")
+    need("numba")
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))  # no table built here
     from boardlab.games.linja import solution
     from boardlab.solve import start_value
@@ -249,7 +250,7 @@ def test_the_linja_values_are_known_without_their_tables(tmp_path: Path, monkeyp
 
 # ---------------------------------------------------------------------- the files
 def test_the_tables_and_the_report(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     study = _study(tmp_path, 4)
     rows = study.run(LocalBackend(1))
     settings = {"game": "galatjang", "agent": "beginner", "command": "boardlab study <x>"}
@@ -270,8 +271,8 @@ def test_the_tables_and_the_report(tmp_path: Path) -> None:
 def test_the_command_studies_variants_and_writes_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("matplotlib")
-    pytest.importorskip("numba")
+    need("matplotlib")
+    need("numba")
     out = tmp_path / "s"
     argv = ["study", "galatjang", "-o", "pits=3", "-o", "seeds=2", "--vary", "lone_seed"]
     argv += ["-n", "4", "--agent", "easy", "--out", str(out), "-j", "1"]

@@ -24,13 +24,12 @@ from typing import Any
 import pytest
 
 from boardlab.lessons import lessons
+from optional import need
 from web_support import SMALL, TESTING, chromium, served_in_thread
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-axe_playwright = pytest.importorskip(
-    "axe_playwright_python.sync_playwright", reason="axe-playwright-python is not installed"
-)
-uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
+playwright = need("playwright.sync_api")
+axe_playwright = need("axe_playwright_python.sync_playwright")
+uvicorn = need("uvicorn")
 
 chromium()  # or the module is skipped (CI: fails)
 

@@ -16,15 +16,17 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("fastapi", reason="the web extra is not installed")
+from optional import need
 
-import httpx2 as httpx
-from websockets.exceptions import ConnectionClosed, InvalidStatus
-from websockets.sync.client import connect
+need("fastapi")
 
-import boardlab
-from boardlab.core.record import GameRecord
-from web_support import SMALL, LiveServer
+import httpx2 as httpx  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
+from websockets.sync.client import connect  # noqa: E402
+
+import boardlab  # noqa: E402
+from boardlab.core.record import GameRecord  # noqa: E402
+from web_support import SMALL, LiveServer  # noqa: E402
 
 LIMITS = {
     "uploads": 3,

@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
+from optional import need
 from web_support import SMALL, LiveServer, chromium
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+playwright = need("playwright.sync_api")
 
 chromium()  # or the module is skipped (CI: fails)
 

@@ -19,10 +19,11 @@ import pytest
 
 import boardlab
 from boardlab.core.game import Position
+from optional import need
 from web_support import SMALL, chromium, served_in_memory, watched_page
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
+playwright = need("playwright.sync_api")
+uvicorn = need("uvicorn")
 
 chromium()  # or the module is skipped (CI: fails)
 

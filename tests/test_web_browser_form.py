@@ -19,9 +19,10 @@ import pytest
 
 import boardlab
 from boardlab.core.i18n import _, use_language
+from optional import need
 from web_support import SMALL, LiveServer, chromium
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+playwright = need("playwright.sync_api")
 
 chromium()  # or the module is skipped (CI: fails)
 

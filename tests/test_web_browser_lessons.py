@@ -16,10 +16,11 @@ import pytest
 
 import boardlab
 from boardlab.lessons import Lesson, lessons
+from optional import need
 from web_support import chromium, served_in_memory, watched_page
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
+playwright = need("playwright.sync_api")
+uvicorn = need("uvicorn")
 
 chromium()  # or the module is skipped (CI: fails)
 

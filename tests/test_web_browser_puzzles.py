@@ -22,10 +22,11 @@ from boardlab.core.registry import game_class
 from boardlab.puzzles.make import why_not
 from boardlab.puzzles.puzzle import Puzzle, Step, read_puzzles, shipped_path, write_puzzles
 from boardlab.web import puzzles as web_puzzles
+from optional import need
 from web_support import chromium, served_in_memory, watched_page
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
+playwright = need("playwright.sync_api")
+uvicorn = need("uvicorn")
 
 chromium()  # or the module is skipped (CI: fails)
 

@@ -16,11 +16,13 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("fastapi", reason="the web extra is not installed")
+from optional import need
 
-import httpx2 as httpx
+need("fastapi")
 
-from web_support import LiveServer
+import httpx2 as httpx  # noqa: E402
+
+from web_support import LiveServer  # noqa: E402
 
 #: A's expert games, all queued before B's beginner game.
 EXPERTS = 8

@@ -19,19 +19,21 @@ from urllib.parse import quote
 
 import pytest
 
-pytest.importorskip("schemathesis", reason="the test extra is not installed")
+from optional import need
 
-import schemathesis
-from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from schemathesis import Case, GenerationMode
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
+need("schemathesis")
 
-from boardlab.web import app as web_app
-from boardlab.web.guard import Limits
-from web_support import SMALL, UNLIMITED, new_game
+import schemathesis  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from schemathesis import Case, GenerationMode  # noqa: E402
+from schemathesis.checks import not_a_server_error  # noqa: E402
+from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance  # noqa: E402
+
+from boardlab.web import app as web_app  # noqa: E402
+from boardlab.web.guard import Limits  # noqa: E402
+from web_support import SMALL, UNLIMITED, new_game  # noqa: E402
 
 #: Cases per operation of the API (for each database): the whole file stays near half a
 #: minute on each database.

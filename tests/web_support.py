@@ -18,12 +18,14 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("fastapi", reason="the web extra is not installed")
+from optional import need
 
-from fastapi.testclient import TestClient
+need("fastapi")
 
-from boardlab.web.app import create_app
-from boardlab.web.guard import Limits
+from fastapi.testclient import TestClient  # noqa: E402
+
+from boardlab.web.app import create_app  # noqa: E402
+from boardlab.web.guard import Limits  # noqa: E402
 
 #: One test plays many people from one address: requests are not counted against it
 #: (tests/test_web_attacks.py checks that limit on its own).
