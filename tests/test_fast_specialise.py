@@ -89,19 +89,27 @@ print(count(np.zeros(1, np.int64), np.zeros(1, np.int64), 3, 8), count.__module_
 """
 
 
-@pytest.mark.parametrize("inline", [False, True])
-def test_a_changed_kernel_is_compiled_again(tmp_path: Path, inline: bool) -> None:
-    # Numba's own cache of the generated module would keep the old kernel's code.
+def test_a_changed_kernel_is_compiled_again_and_the_old_module_pruned(tmp_path: Path) -> None:
+    # Numba's own cache of the generated module would keep the old kernel's code; the
+    # superseded module and its cache go, while the other variant (inline) stays.
     package = tmp_path / "fakegame"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    seen = []
+    folder = tmp_path / "compiled"
+    seen: dict[bool, list[str]] = {False: [], True: []}
     for moves in (2, 3, 2):
         (package / "kernel.py").write_text(FAKE_KERNEL.format(moves=moves))
-        count, module = run(FAKE_CHILD.format(inline=inline), tmp_path / "compiled", str(tmp_path))
-        assert int(count) == moves**3
-        seen.append(module)
-    assert seen[0] != seen[1] and seen[0] == seen[2]  # the first one's cache serves again
+        for inline in (False, True):
+            count, module = run(FAKE_CHILD.format(inline=inline), folder, str(tmp_path))
+            assert int(count) == moves**3
+            seen[inline].append(module)
+        now = {seen[False][-1], seen[True][-1]}
+        assert {path.stem for path in folder.glob("*.py")} == now
+        cached = {path.name.split(".")[0] for path in (folder / "__pycache__").iterdir()}
+        assert cached == now, "numba's cache of a pruned module is gone with it"
+    for modules in seen.values():
+        assert modules[0] != modules[1] and modules[0] == modules[2]  # the same source's name
+    assert seen[False][0] != seen[True][0]
 
 
 def test_a_helper_is_bound_to_the_kernel_and_compiled_beside_the_template() -> None:
