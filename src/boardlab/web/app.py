@@ -26,6 +26,7 @@ from boardlab.web.data import GameStore
 from boardlab.web.deps import (
     HERE,
     Site,
+    account_of,
     headers_of,
     new_templates,
     page,
@@ -99,7 +100,8 @@ def create_app(
     app.state.limits = limits
     app.state.service = service
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    app.include_router(pages.router)
+    # a page's header names the signed-in player: read once, before the page is made
+    app.include_router(pages.router, dependencies=[Depends(account_of)])
     app.include_router(api.router)
     app.include_router(live.router)
     add_error_handlers(app)

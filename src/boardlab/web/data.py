@@ -22,6 +22,9 @@ from boardlab.web.clock import Clock
 
 #: A seat a person plays (else an agent's spec).
 HUMAN = "human"
+#: The name a deleted account leaves on its games: no player can give it (names refuse
+#: control characters), and it is shown as "deleted player" in the reader's language.
+DELETED_NAME = "\x7fdeleted"
 
 
 def message_text(data: Any) -> str:
@@ -113,6 +116,14 @@ class Append:
     result: str
     clock: dict[str, Any] | None = None
     snapshot: str | None = None
+
+
+def shown_name(name: str | None, english: bool = False) -> str | None:
+    """A player's name as shown: a deleted account's in words (in English for a record's
+    headers, which are data)."""
+    if name != DELETED_NAME:
+        return name
+    return "deleted player" if english else _("deleted player")
 
 
 def new_secret() -> str:

@@ -24,6 +24,15 @@ from boardlab.core.errors import BoardlabError, UnknownGameError, clipped
 from boardlab.core.game import Game
 from boardlab.core.i18n import _, language, ngettext
 from boardlab.web import pages
+from boardlab.web.accounts import (
+    SESSION_COOKIE,
+    SESSION_DAYS,
+    Account,
+    Accounts,
+    NotSignedIn,
+    SignInRefused,
+    Throttled,
+)
 from boardlab.web.data import (
     DatabaseAway,
     NotFound,
@@ -73,10 +82,14 @@ class Site:
     chatter: RateLimit = field(default_factory=lambda: RateLimit(CHAT_LINES, CHAT_SECONDS))
     #: WebSockets open now, by client
     sockets: collections.Counter[str] = field(default_factory=collections.Counter)
+    accounts: Accounts = field(init=False)
 
     def __post_init__(self) -> None:
         self.creations = RateLimit(self.limits.games, 60.0)
         self.uploads = RateLimit(self.limits.uploads, 60.0)
+        from boardlab.web.store import Store
+
+        self.accounts = Accounts(self.store if isinstance(self.store, Store) else None)
 
     @property
     def store(self) -> Any:
@@ -140,6 +153,7 @@ def new_templates() -> Jinja2Templates:
         number=format_number,
         when=format_when,
         remembered=remembered,
+        signed_in=signed_in,
     )
     return templates
 
@@ -181,7 +195,8 @@ def status_of(error: BoardlabError) -> int:
         (NotFound | UnknownGameError, 404),
         (StaleError | SeatTaken, 409),
         (NotYourSeat, 403),
-        (TooMany | QueueFullError, 429),
+        (SignInRefused | NotSignedIn, 401),
+        (TooMany | QueueFullError | Throttled, 429),
         (TooLarge, 413),
         (TooSlow, 408),
         (DatabaseAway, 503),
@@ -193,6 +208,8 @@ def status_of(error: BoardlabError) -> int:
 
 def headers_of(error: BoardlabError) -> dict[str, str] | None:
     """The headers that go with the refusal: when to try again, for what passes."""
+    if isinstance(error, Throttled):
+        return {"Retry-After": str(error.retry)}
     if isinstance(error, DatabaseAway | TooMany | QueueFullError):
         return {"Retry-After": str(RETRY_SECONDS)}
     return None
@@ -242,14 +259,62 @@ def redacted(path: str) -> str:
     return SECRET_PATH.sub(r"/\1/\2/…", path)
 
 
-# ---------------------------------------------------------------------- cookies
-def set_cookie(request: Request, response: Response, name: str, value: str, years: int) -> None:
-    """A cookie no script reads, sent to this site alone, and only over HTTPS when the
-    request came so (or the server is told the site is HTTPS only)."""
+# ---------------------------------------------------------------------- accounts
+def session_of(request: Request) -> str | None:
+    """The session id the browser sent (None for none)."""
+    return request.cookies.get(SESSION_COOKIE) or None
+
+
+async def account_of(request: Request) -> Account | None:
+    """Who the browser is signed in as (None: a guest), asked once per request."""
+    if not hasattr(request.state, "account"):
+        accounts = site_of(request).accounts
+        request.state.account = await accounts.account_of(session_of(request))
+    account: Account | None = request.state.account
+    return account
+
+
+async def signed_in_account(request: Request) -> Account:
+    """The signed-in account, or a refusal (401) for a guest."""
+    account = await account_of(request)
+    if account is None:
+        raise NotSignedIn(_("sign in first: this needs an account"))
+    return account
+
+
+def signed_in(request: Request) -> Account | None:
+    """The account a page shows in its header (its request's, read before)."""
+    return getattr(request.state, "account", None)
+
+
+def begin_session(request: Request, response: Response, token: str) -> None:
+    """The browser's new session id (a sign-in's: never one it had before)."""
+    set_cookie(request, response, SESSION_COOKIE, token, seconds=SESSION_DAYS * 86400)
+
+
+def end_session(request: Request, response: Response) -> None:
+    """The session cookie gone, and a new browser id: the next guest of this browser
+    does not see the account's games under the old one."""
     secure = request.url.scheme == "https" or site_of(request).secure_cookies
-    response.set_cookie(
-        name, value, max_age=years * 365 * 86400, httponly=True, samesite="lax", secure=secure
-    )
+    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="lax", secure=secure)
+    set_cookie(request, response, COOKIE, secrets.token_urlsafe(18), 10)
+
+
+# ---------------------------------------------------------------------- cookies
+def set_cookie(
+    request: Request,
+    response: Response,
+    name: str,
+    value: str,
+    years: int = 1,
+    seconds: int | None = None,
+) -> None:
+    """A cookie no script reads, sent to this site alone, and only over HTTPS when the
+    request came so (or the server is told the site is HTTPS only); it lasts ``years``,
+    or ``seconds``."""
+    secure = request.url.scheme == "https" or site_of(request).secure_cookies
+    age = seconds if seconds is not None else years * 365 * 86400
+    response.set_cookie(name, value, max_age=age, httponly=True, samesite="lax", secure=secure)
 
 
 def keep(request: Request, response: Response, kind: str, game_id: str, secret: str) -> None:
@@ -269,7 +334,11 @@ def remember(request: Request, response: Response, name: str | None) -> None:
 
 
 def remembered(request: Request) -> str:
-    """The name this browser's player gave last ('' for none or one no longer valid)."""
+    """The name this browser's player gave last ('' for none or one no longer valid);
+    a signed-in player's account name."""
+    account = signed_in(request)
+    if account is not None:
+        return account.name
     with contextlib.suppress(BoardlabError):
         return check_name(unquote(request.cookies.get(NAME, ""))) or ""
     return ""

@@ -31,7 +31,7 @@ from boardlab.core.record import ABORTED, GameRecord, RecordError
 from boardlab.lessons import lesson, lessons, words
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
-from boardlab.web.data import NotFound, StoredGame
+from boardlab.web.data import NotFound, StoredGame, shown_name
 from boardlab.web.language import format_number, format_when
 from boardlab.web.positions import view
 
@@ -367,7 +367,7 @@ def lobby_list(games: list[StoredGame]) -> list[dict[str, Any]]:
                 "id": stored.id,
                 "name": game.name,
                 "options": options_in_words(game),
-                "waiting": stored.names[1 - seat] or game.player_name(1 - seat),
+                "waiting": shown_name(stored.names[1 - seat]) or game.player_name(1 - seat),
                 "side": game.player_name(seat),
                 "colour": game.colours[seat],
                 "since": format_when(stored.updated),

@@ -34,7 +34,15 @@ from boardlab.core.i18n import _, use_language
 from boardlab.core.record import ABORTED, GameRecord
 from boardlab.ui.svg import Drawing, draw
 from boardlab.web import clock
-from boardlab.web.data import HUMAN, ChatLine, StoredGame, Viewer, message_text, online
+from boardlab.web.data import (
+    HUMAN,
+    ChatLine,
+    StoredGame,
+    Viewer,
+    message_text,
+    online,
+    shown_name,
+)
 from boardlab.web.positions import legal_actions, narration
 
 #: A page watching a game: it is given messages as JSON text (``Room.message``) to send
@@ -417,8 +425,8 @@ def describe(
                 "spec": spec,
                 "human": spec == HUMAN,
                 "name": game.player_name(k),
-                "label": seat_label(spec, stored.names[k] or game.player_name(k)),
-                "player": stored.names[k] if spec == HUMAN else None,
+                "label": seat_label(spec, shown_name(stored.names[k]) or game.player_name(k)),
+                "player": shown_name(stored.names[k]) if spec == HUMAN else None,
             }
             for k, spec in enumerate(stored.seats)
         ],
@@ -463,7 +471,7 @@ def sentence(record: GameRecord, names: tuple[str | None, str | None] = (None, N
     """How the game ended, in words (``names``: the names the players gave)."""
     game = record.game
     if record.aborted is not None:
-        side, name = game.player_name(record.aborted), names[record.aborted]
+        side, name = game.player_name(record.aborted), shown_name(names[record.aborted])
         if name:
             return _("The game was aborted by {player} ({name}).").format(player=side, name=name)
         return _("The game was aborted by {player}.").format(player=side)

@@ -53,6 +53,7 @@ from boardlab.web.data import (
     clock_started,
     message_text,
     online,
+    shown_name,
     stale_message,
 )
 from boardlab.web.queue import (
@@ -1164,7 +1165,9 @@ def headers_of(stored: StoredGame) -> dict[str, str]:
     """The record's headers of a stored game, its players named as the page names them."""
     game = boardlab.new_game(stored.game, **stored.options)
     named = {  # data: the record's header names and seats stay in English
-        side.capitalize(): (name or side.capitalize()) if spec == HUMAN else f"AI ({spec})"
+        side.capitalize(): (shown_name(name, english=True) or side.capitalize())
+        if spec == HUMAN
+        else f"AI ({spec})"
         for side, spec, name in zip(game.players, stored.seats, stored.names, strict=True)
     }
     return {"Event": "boardlab", **named, **stored.headers}

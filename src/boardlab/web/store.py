@@ -205,6 +205,51 @@ class PuzzleTryRow(Base):
     key: Mapped[int] = mapped_column(BigInteger)
 
 
+class AccountRow(Base):
+    """A player's account (web/accounts.py): a name, unique whatever its case, and the
+    argon2id hash of the password."""
+
+    __tablename__ = "accounts"
+    __table_args__ = (Index("ix_accounts_key", "key", unique=True),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(32))
+    #: The name in lower case: two accounts cannot differ by case alone.
+    key: Mapped[str] = mapped_column(String(32))
+    password: Mapped[str] = mapped_column(String(256))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class SessionRow(Base):
+    """A signed-in browser: the SHA-256 of its session id (the cookie holds the id, the
+    database only its hash, so a copy of the database signs in no one)."""
+
+    __tablename__ = "sessions"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    expires: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class AccountGameRow(Base):
+    """A game an account knows: made in a browser while it was signed in, or before it
+    signed up or in there. The seats are still held by their secrets."""
+
+    __tablename__ = "account_games"
+    __table_args__ = (Index("ix_account_games_game_id", "game_id"),)
+
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
 def default_url() -> str:
     """SQLite in the user data directory (``$BOARDLAB_DB`` names another URL)."""
     import os

@@ -8,12 +8,26 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 import boardlab
 from boardlab.web import pages, puzzles
 from boardlab.web import positions as boards
-from boardlab.web.deps import COOKIE, browser, browser_id, service_of, site_of, viewer_of
+from boardlab.web.accounts import NAME_MAX, PASSWORD_MAX
+from boardlab.web.deps import (
+    COOKIE,
+    account_of,
+    begin_session,
+    browser,
+    browser_id,
+    end_session,
+    service_of,
+    session_of,
+    signed_in_account,
+    site_of,
+    viewer_of,
+)
+from boardlab.web.guard import client_key
 
 router = APIRouter(prefix="/api")
 
@@ -47,6 +61,8 @@ class ErrorBody(BaseModel):
 REFUSALS = {
     400: "The request cannot be taken: an illegal action, the game already over, nothing "
     "to undo, an unknown language in `lang`.",
+    401: "Not signed in (a guest, or a session that ended), or a name and password that "
+    "do not sign in: the same answer whether the name exists or not.",
     403: "The asker does not hold the seat that would act (no secret, or another seat's, "
     "in its cookie or the X-Boardlab-Seat header), or the request came from another "
     "site's page (its Origin or Sec-Fetch-Site).",
@@ -175,7 +191,9 @@ async def takeback(request: Request, game_id: str, body: OfferRequest) -> dict[s
 async def rematch(request: Request, game_id: str) -> dict[str, str]:
     """The rematch of a finished game (made on the first request): its id. The
     asker's secret acts for its seat there too."""
-    return {"id": await service_of(request).rematch(game_id, viewer_of(request, game_id))}
+    new_id = await service_of(request).rematch(game_id, viewer_of(request, game_id))
+    await site_of(request).accounts.link(await account_of(request), new_id)
+    return {"id": new_id}
 
 
 @router.post("/games/{game_id}/hint", responses=CHANGE, dependencies=SEATED)
@@ -432,3 +450,111 @@ async def puzzle_why(
     """Why ``action`` after ``path`` is not the best, in words: its exact value against
     the best's (the solver's). A search: it waits for the asker's turn."""
     return await service_of(request).why(puzzle_id, path, action)
+
+
+# ---------------------------------------------------------------------- accounts
+#: The longest name and password a request about an account may carry (longer ones are
+#: no account's: refused before anything is looked up or hashed).
+LONGEST_NAME, LONGEST_PASSWORD = 2 * NAME_MAX, PASSWORD_MAX
+
+
+class Credentials(BaseModel):
+    """A name and a password (docs/web.md, Accounts: the rules of each)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: StrictStr = Field(max_length=LONGEST_NAME)
+    password: StrictStr = Field(max_length=LONGEST_PASSWORD)
+
+
+class PasswordChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    password: StrictStr = Field(max_length=LONGEST_PASSWORD)
+    new_password: StrictStr = Field(max_length=LONGEST_PASSWORD)
+
+
+class Confirmation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    password: StrictStr = Field(max_length=LONGEST_PASSWORD)
+
+
+@router.post("/account/signup", responses=refusals(400))
+async def sign_up(request: Request, response: Response, body: Credentials) -> dict[str, Any]:
+    """A new account, signed in at once (the session in an HttpOnly cookie); the games
+    this browser made become the account's."""
+    account, token = await site_of(request).accounts.sign_up(
+        body.name,
+        body.password,
+        browser_id(request),
+        client_key(request.scope),
+        session_of(request),
+    )
+    browser(request, response)
+    begin_session(request, response, token)
+    return {"name": account.name}
+
+
+@router.post("/account/signin", responses=refusals(401))
+async def sign_in(request: Request, response: Response, body: Credentials) -> dict[str, Any]:
+    """A new session of the account (never the one the browser sent); the games this
+    browser made become the account's. Refused with the same words whether the name
+    exists or not; failures are counted per name and per address (429)."""
+    account, token = await site_of(request).accounts.sign_in(
+        body.name,
+        body.password,
+        browser_id(request),
+        client_key(request.scope),
+        session_of(request),
+    )
+    browser(request, response)
+    begin_session(request, response, token)
+    return {"name": account.name}
+
+
+@router.post("/account/signout", responses=refusals())
+async def sign_out(request: Request, response: Response) -> dict[str, Any]:
+    """The session ended on the server and its cookie gone (a guest: nothing to end)."""
+    await site_of(request).accounts.sign_out(session_of(request))
+    end_session(request, response)
+    return {"signed_in": False}
+
+
+@router.get("/account", responses=refusals(401, switches_language=True))
+async def account(request: Request) -> dict[str, Any]:
+    """Who the browser is signed in as."""
+    return {"name": (await signed_in_account(request)).name}
+
+
+@router.get("/account/games", responses=refusals(401, switches_language=True))
+async def account_games(request: Request) -> list[dict[str, Any]]:
+    """The account's games, the latest first (from any browser it signed in on)."""
+    games = await site_of(request).accounts.games_of(await signed_in_account(request))
+    return [
+        {"id": g.id, "game": g.game, "result": g.result, "updated": g.updated.isoformat()}
+        for g in games
+    ]
+
+
+@router.post("/account/password", responses=refusals(400, 401))
+async def change_password(request: Request, body: PasswordChange) -> dict[str, Any]:
+    """A new password, given the present one; every other session of the account ends."""
+    account = await signed_in_account(request)
+    await site_of(request).accounts.change_password(
+        account,
+        body.password,
+        body.new_password,
+        session_of(request) or "",
+        client_key(request.scope),
+    )
+    return {"name": account.name}
+
+
+@router.post("/account/delete", responses=refusals(400, 401))
+async def delete_account(
+    request: Request, response: Response, body: Confirmation
+) -> dict[str, Any]:
+    """The account deleted, confirmed by its password: its sessions end, its games stay
+    with its name replaced by "deleted player"."""
+    account = await signed_in_account(request)
+    await site_of(request).accounts.delete(account, body.password, client_key(request.scope))
+    end_session(request, response)
+    return {"deleted": account.name}

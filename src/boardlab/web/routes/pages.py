@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Annotated, Any
+from urllib.parse import unquote
 
 from fastapi import APIRouter, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
@@ -14,11 +15,24 @@ from boardlab.core.errors import BoardlabError, clipped
 from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord, decode_record_text
 from boardlab.web import pages, positions, puzzles
+from boardlab.web.accounts import Account, SignInRefused
 from boardlab.web.clock import new_clock
-from boardlab.web.data import HUMAN, NotFound, RequestError, Viewer, key_of, new_secret
+from boardlab.web.data import (
+    HUMAN,
+    NotFound,
+    RequestError,
+    StoredGame,
+    Viewer,
+    key_of,
+    new_secret,
+)
 from boardlab.web.deps import (
     INVITATION,
+    NAME,
+    account_of,
+    begin_session,
     browser_id,
+    end_session,
     hold,
     keep,
     links,
@@ -26,9 +40,12 @@ from boardlab.web.deps import (
     redirect,
     remember,
     service_of,
+    session_of,
+    signed_in_account,
     site_of,
     viewer_of,
 )
+from boardlab.web.guard import client_key
 from boardlab.web.routes.api import ratings_of
 from boardlab.web.talk import check_name
 
@@ -37,8 +54,21 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/", response_class=HTMLResponse)
 async def home(request: Request) -> Response:
-    mine = await asyncio.to_thread(site_of(request).store.games_of, browser_id(request), 6)
-    return page(request, "home.html", mine=pages.game_list(mine))
+    return page(request, "home.html", mine=pages.game_list(await games_of(request, 6)))
+
+
+async def games_of(request: Request, limit: int = 200) -> list[StoredGame]:
+    """The asker's games: a signed-in player's account's, else this browser's."""
+    account = await account_of(request)
+    site = site_of(request)
+    if account is not None:
+        return await site.accounts.games_of(account, limit)
+    return await asyncio.to_thread(site.store.games_of, browser_id(request), limit)
+
+
+async def link(request: Request, game_id: str) -> None:
+    """A new game of a signed-in player's among the account's games."""
+    await site_of(request).accounts.link(await account_of(request), game_id)
 
 
 @router.get("/new/{game_id}", response_class=HTMLResponse)
@@ -85,6 +115,7 @@ async def new_game(request: Request, game_id: str) -> Response:
         )
     )
     site.service.wake(new_id, setup.seats)
+    await link(request, new_id)
     response = redirect(request, f"/play/{new_id}")
     hold(request, response, new_id, secret)
     remember(request, response, name)
@@ -139,6 +170,7 @@ async def rematch_page(request: Request, game_id: str) -> Response:
     new_id = await service.rematch(
         game_id, viewer, lambda: site_of(request).count_creation(request)
     )
+    await link(request, new_id)
     response = redirect(request, f"/play/{new_id}")
     stored, _record = await service.load(game_id)
     for secret in viewer.secrets:
@@ -266,8 +298,113 @@ async def puzzle_page(request: Request, mode: str, puzzle: dict[str, Any] | None
 
 @router.get("/games", response_class=HTMLResponse)
 async def my_games(request: Request) -> Response:
-    mine = await asyncio.to_thread(site_of(request).store.games_of, browser_id(request))
-    return page(request, "games.html", mine=pages.game_list(mine))
+    return page(request, "games.html", mine=pages.game_list(await games_of(request)))
+
+
+# ---------------------------------------------------------------------- accounts
+@router.get("/signup", response_class=HTMLResponse)
+async def sign_up_page(request: Request) -> Response:
+    return page(request, "signup.html", typed="", error=None)
+
+
+@router.post("/signup")
+async def sign_up(request: Request) -> Response:
+    """A new account, signed in at once; this browser's games become its."""
+    form = await request.form()
+    name, password = form.get("name"), form.get("password")
+    try:
+        _account, token = await site_of(request).accounts.sign_up(
+            name, password, browser_id(request), client_key(request.scope), session_of(request)
+        )
+    except (RequestError, SignInRefused) as error:
+        shown = name if isinstance(name, str) else ""
+        return page(request, "signup.html", 400, typed=shown[:40], error=str(error))
+    response = redirect(request, "/games")
+    begin_session(request, response, token)
+    return response
+
+
+@router.get("/signin", response_class=HTMLResponse)
+async def sign_in_page(request: Request) -> Response:
+    return page(request, "signin.html", typed="", error=None)
+
+
+@router.post("/signin")
+async def sign_in(request: Request) -> Response:
+    """A new session (never one the browser had); this browser's games become the
+    account's. A refusal says the same whether the name exists or not."""
+    form = await request.form()
+    name, password = form.get("name"), form.get("password")
+    try:
+        _account, token = await site_of(request).accounts.sign_in(
+            name, password, browser_id(request), client_key(request.scope), session_of(request)
+        )
+    except (RequestError, SignInRefused) as error:
+        shown = name if isinstance(name, str) else ""
+        return page(request, "signin.html", 401, typed=shown[:40], error=str(error))
+    response = redirect(request, "/games")
+    begin_session(request, response, token)
+    return response
+
+
+@router.post("/signout")
+async def sign_out(request: Request) -> Response:
+    """The session ended on the server, its cookie gone."""
+    await site_of(request).accounts.sign_out(session_of(request))
+    response = redirect(request, "/")
+    end_session(request, response)
+    return response
+
+
+@router.get("/account", response_class=HTMLResponse)
+async def account_page(request: Request) -> Response:
+    account = await account_of(request)
+    if account is None:
+        return redirect(request, "/signin")
+    return page(request, "account.html", done=request.query_params.get("done"), error=None)
+
+
+@router.post("/account/password")
+async def change_password(request: Request) -> Response:
+    """A new password; every other session of the account ends."""
+    account = await signed_in_account(request)
+    form = await request.form()
+    try:
+        await site_of(request).accounts.change_password(
+            account,
+            form.get("password"),
+            form.get("new_password"),
+            session_of(request) or "",
+            client_key(request.scope),
+        )
+    except (RequestError, SignInRefused) as error:
+        return account_form(request, account, error, "password")
+    return redirect(request, "/account?done=password")
+
+
+@router.post("/account/delete")
+async def delete_account(request: Request) -> Response:
+    """The account gone, confirmed by its password; its games stay, its name on them
+    replaced."""
+    account = await signed_in_account(request)
+    form = await request.form()
+    try:
+        await site_of(request).accounts.delete(
+            account, form.get("password"), client_key(request.scope)
+        )
+    except (RequestError, SignInRefused) as error:
+        return account_form(request, account, error, "delete")
+    request.state.account = None
+    response = page(request, "deleted.html")
+    end_session(request, response)
+    if unquote(request.cookies.get(NAME, "")) == account.name:  # not offered on forms
+        response.delete_cookie(NAME)
+    return response
+
+
+def account_form(request: Request, account: Account, error: BoardlabError, form: str) -> Response:
+    code = 401 if isinstance(error, SignInRefused) else 400
+    return page(request, "account.html", code, done=None, error=str(error), failed=form)
 
 
 @router.post("/upload")
@@ -308,6 +445,7 @@ async def upload(
             else (AGREEMENT if loaded.agreed else None),
         )
     )
+    await link(request, new_id)
     response = redirect(request, f"/review/{new_id}")
     hold(request, response, new_id, secret)
     return response
