@@ -22,11 +22,17 @@ def test_generator_matches_the_c_baseline() -> None:
 
 
 def test_bounded_choice_is_within_bounds_and_uses_every_value() -> None:
+    """4,000 draws below n reach every value of a small n, and of 1,000 values about
+    982 (1000 * (1 - e**-4); 986 with this seed): a generator that missed some values
+    would fall short."""
     g = seeded(3)
     for n in (1, 2, 3, 7, 45, 1000):
-        seen = {below(g, n) for _ in range(4000)}
-        assert seen <= set(range(n)) and len(seen) == min(n, len(seen))
-        assert len(seen) == n or n == 1000
+        seen = {int(below(g, n)) for _ in range(4000)}
+        assert seen <= set(range(n))
+        if n < 1000:
+            assert len(seen) == n, n
+        else:
+            assert len(seen) >= 950
 
 
 def test_generator_is_the_same_without_the_compiler() -> None:

@@ -17,7 +17,7 @@ import boardlab
 from boardlab.cli import main
 from boardlab.core.errors import clipped
 from boardlab.core.record import GameRecord, RecordError
-from support import random_game
+from support import option_values, random_game
 
 GAMES = boardlab.game_ids()
 #: Characters that have broken parsers: digits that are not ASCII, separators, controls.
@@ -101,17 +101,39 @@ def test_action_strings_parse_or_say_why(game_id: str) -> None:
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_option_assignments_are_checked(game_id: str) -> None:
+    """Items that name no option (or are not ``key=value``) are refused; accepted ones
+    give each named option the value its last item says, which reads back the same
+    from its text and makes a game with those options."""
     cls = boardlab.game_class(game_id)
-    words = [f"{o.name}={o.format(o.default)}" for o in cls.schema]
+    names = {o.name for o in cls.schema}
+    words = [f"{o.name}={o.format(v)}" for o in cls.schema for v in option_values(game_id, o)]
+    unknown = st.text(alphabet=HOSTILE, max_size=20).filter(lambda n: n.strip() not in names)
+    items = st.one_of(
+        st.sampled_from(words), mutated(words), hostile(), unknown.map(lambda n: f"{n}=1")
+    )
 
     @FUZZ
-    @given(st.lists(st.one_of(mutated(words), hostile()), max_size=4))
+    @given(st.one_of(st.lists(st.sampled_from(words), max_size=4), st.lists(items, max_size=4)))
     def check(items: list[str]) -> None:
+        named = [item.partition("=") for item in items]
+        if any(not sep or name.strip() not in names for name, sep, _ in named):
+            with pytest.raises(boardlab.OptionError, match=r"malformed|unknown option|bad value"):
+                cls.schema.parse_assignments(items, game_id)
+            return
         try:
             options = cls.schema.parse_assignments(items, game_id)
-        except boardlab.OptionError:
+        except boardlab.OptionError as error:
+            assert "bad value" in str(error)
             return
+        last = {name.strip(): text for name, _, text in named}
+        assert options.keys() == last.keys()
+        for name, value in options.items():
+            option = cls.schema.get(name)
+            assert option.check(value) == value == option.parse(last[name])
+        texts = [f"{name}={cls.schema.get(name).format(v)}" for name, v in options.items()]
+        assert cls.schema.parse_assignments(texts, game_id) == options
         game = boardlab.new_game(game_id, options)
+        assert {**game.options, **options} == game.options
         game.initial().legal_actions()
 
     check()

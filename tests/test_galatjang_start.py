@@ -247,4 +247,4 @@ def test_the_command_solves_the_start_and_checks_the_certificate(
     Path(certificate).write_text(json.dumps(data))
     assert main(["solve", "galatjang", "--check", certificate, "--out", str(table)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert (len(err) == 1 and "refuted" in err[0]) or "no legal choice" in err[0]
+    assert len(err) == 1 and ("claim refuted" in err[0] or "no legal choice" in err[0]), err
