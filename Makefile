@@ -73,6 +73,7 @@ messages: setup
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/lint-imports
 
 typecheck: setup
 	$(BIN)/mypy

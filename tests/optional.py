@@ -18,6 +18,7 @@ EXTRAS = {
     "babel": "web",
     "fastapi": "web",
     "gymnasium": "rl",
+    "importlinter": "test",
     "matplotlib": "study",
     "numba": "fast",
     "numpy": "fast",

@@ -314,6 +314,7 @@ def test_the_shipped_puzzles_are_proven(game_id: str) -> None:
 
 def test_games_stored_by_the_server_are_looked_at_first(tmp_path: Path) -> None:
     need("sqlalchemy")
+    from boardlab.web.puzzles import stored_positions
     from boardlab.web.store import Store
 
     url = f"sqlite:///{tmp_path / 'games.sqlite3'}"
@@ -325,7 +326,7 @@ def test_games_stored_by_the_server_are_looked_at_first(tmp_path: Path) -> None:
         store.create("linja", {}, ["human", "human"], "me")
     finally:
         store.close()
-    made, tally = make_puzzles(GAME, 1, seed=3, max_games=1, stored=url)
+    made, tally = make_puzzles(GAME, 1, seed=3, max_games=1, stored=stored_positions(GAME, url))
     assert tally.games == 0  # found before any self-play
     assert [p.position for p in made] == [line.position_string()]
     assert made[0].source.startswith("stored game ") and made[0].source.endswith(" ply=0")

@@ -15,6 +15,7 @@ from boardlab.cli import main
 from boardlab.puzzles.check import check_puzzle
 from boardlab.puzzles.make import make_puzzles
 from boardlab.puzzles.puzzle import read_puzzles
+from boardlab.web.puzzles import stored_positions
 from web_support import SMALL, client, new_game, url_of
 
 GAMES = 4
@@ -57,7 +58,8 @@ def test_puzzles_come_from_the_stored_games_at_the_ply_they_name(
 ) -> None:
     db, games = server_db
     game = boardlab.new_game("galatjang", **SMALL["galatjang"])
-    puzzles, tally = make_puzzles(game, count=1000, stored=url_of(db), max_games=0)
+    stored = stored_positions(game, url_of(db))
+    puzzles, tally = make_puzzles(game, count=1000, stored=stored, max_games=0)
     assert tally.games == 0 and puzzles, tally  # only the stored games were read
     small = [game_id for game_id in games if game_id != list(games)[-1]]
     for puzzle in puzzles:

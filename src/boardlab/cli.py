@@ -1292,9 +1292,12 @@ def run_puzzles(args: argparse.Namespace) -> int:
             raise UsageError(_("boardlab puzzles make: name the game"))
         game = _game(args)
         out = Path(args.out) if args.out else shipped_path(game)
-        _made, tally = make_puzzles(
-            game, args.count, args.seed or 0, out, report=print, stored=args.db
-        )
+        stored = None
+        if args.db:
+            from boardlab.web.puzzles import stored_positions
+
+            stored = stored_positions(game, args.db)
+        _made, tally = make_puzzles(game, args.count, args.seed or 0, out, print, stored=stored)
         print(
             _(
                 "{puzzles} puzzles from {candidates} candidate positions ({unreached} out of "

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -411,42 +411,6 @@ def self_play(game: Game[Any], seed: int, number: int) -> Iterator[tuple[str, An
         ply += 1
 
 
-def stored_games(game: Game[Any], url: str) -> Iterator[tuple[str, Any, int]]:
-    """The positions of the games the web server stored at ``url`` (an SQLAlchemy URL)
-    of ``game`` under its rules, oldest first: (source, state, ply). Needs the web
-    extra; a stored game the rules no longer replay is passed over."""
-    from sqlalchemy import select
-
-    from boardlab.core.registry import new_game
-    from boardlab.web.store import GameRow, Store
-
-    store = Store(url, upgrade=None)
-    try:
-        with store.reading() as session:
-            ids = session.scalars(
-                select(GameRow.id).where(GameRow.game == game.id).order_by(GameRow.created)
-            ).all()
-        for stored_id in ids:
-            stored = store.load(stored_id)
-            try:
-                if new_game(game.id, stored.options) != game:
-                    continue
-                position = (
-                    game.from_position_string(stored.start) if stored.start else game.initial()
-                )
-                states = [position.state]
-                for text in stored.actions:
-                    position = position.play(text)
-                    states.append(position.state)
-            except BoardlabError:
-                continue
-            for ply, state in enumerate(states):
-                if game.outcome_of(state) is None:
-                    yield f"stored game {stored_id}", state, ply
-    finally:
-        store.close()
-
-
 def make_one(
     prover: Prover, state: Any, source: str, seed: int, values: dict[int, int] | None = None
 ) -> Puzzle | None:
@@ -484,15 +448,14 @@ def make_puzzles(
     out: Path | None = None,
     report: Report | None = None,
     max_games: int | None = None,
-    stored: str | None = None,
+    stored: Iterable[tuple[str, Any, int]] | None = None,
 ) -> tuple[list[Puzzle], Tally]:
     """Up to ``count`` puzzles from seeded self-play (``max_games`` games at most: 50
     per puzzle asked by default). With ``out``, the run checkpoints beside it
     (``OUT.partial`` and ``OUT.progress.json``, after every game that found puzzles and
-    every 20th) and resumes from
-    there when run again with the same seed; the file is written at the end. With
-    ``stored`` (a database URL), the games stored there by the web server are looked at
-    first."""
+    every 20th) and resumes from there when run again with the same seed; the file is
+    written at the end. ``stored``: positions as ``self_play`` gives them, looked at
+    first (the games a web server stored: ``boardlab.web.puzzles.stored_positions``)."""
     reason = why_not(game)
     if reason is not None:
         raise BoardlabError(reason)
@@ -523,9 +486,7 @@ def make_puzzles(
     number = -1 if stored is not None and not resumed else first_game  # -1: the stored games
     while len(puzzles) < count and number < limit:
         found: list[Puzzle] = []
-        positions = (
-            stored_games(game, stored) if number < 0 and stored else self_play(game, seed, number)
-        )
+        positions = stored if number < 0 and stored is not None else self_play(game, seed, number)
         for source, state, ply in positions:
             text = game.format_state(state)
             if text in seen:

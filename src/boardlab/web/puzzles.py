@@ -15,12 +15,15 @@ import hashlib
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from boardlab.core.errors import clipped
+from sqlalchemy import select
+
+from boardlab.core.errors import BoardlabError, clipped
+from boardlab.core.game import Game
 from boardlab.core.i18n import _
-from boardlab.core.registry import game_class
+from boardlab.core.registry import game_class, new_game
 from boardlab.puzzles import glicko
 from boardlab.puzzles.pick import (
     NEAREST,
@@ -42,7 +45,7 @@ from boardlab.puzzles.pick import (
 from boardlab.puzzles.puzzle import Puzzle
 from boardlab.web import positions
 from boardlab.web.data import DatabaseAway, NotFound, RequestError
-from boardlab.web.store import MOST_TRIES
+from boardlab.web.store import MOST_TRIES, GameRow, Store
 
 #: The most puzzle ids a request for the next puzzle may exclude (those just seen).
 MOST_EXCLUDED = 50
@@ -328,3 +331,34 @@ __all__ = [  # the shared parts (boardlab.puzzles.pick) stay reachable from here
     "why_position",
     "worth",
 ]
+
+
+def stored_positions(game: Game[Any], url: str) -> Iterator[tuple[str, Any, int]]:
+    """The positions of the games the web server stored at ``url`` (an SQLAlchemy URL)
+    of ``game`` under its rules, oldest first, as the puzzle generator reads them:
+    (source, state, ply). A stored game the rules no longer replay is passed over."""
+    store = Store(url, upgrade=None)
+    try:
+        with store.reading() as session:
+            ids = session.scalars(
+                select(GameRow.id).where(GameRow.game == game.id).order_by(GameRow.created)
+            ).all()
+        for stored_id in ids:
+            stored = store.load(stored_id)
+            try:
+                if new_game(game.id, stored.options) != game:
+                    continue
+                position = (
+                    game.from_position_string(stored.start) if stored.start else game.initial()
+                )
+                states = [position.state]
+                for text in stored.actions:
+                    position = position.play(text)
+                    states.append(position.state)
+            except BoardlabError:
+                continue
+            for ply, state in enumerate(states):
+                if game.outcome_of(state) is None:
+                    yield f"stored game {stored_id}", state, ply
+    finally:
+        store.close()
