@@ -493,7 +493,7 @@ async def sign_up(request: Request, response: Response, body: Credentials) -> di
     return {"name": account.name}
 
 
-@router.post("/account/signin", responses=refusals(401))
+@router.post("/account/signin", responses=refusals(400, 401))
 async def sign_in(request: Request, response: Response, body: Credentials) -> dict[str, Any]:
     """A new session of the account (never the one the browser sent); the games this
     browser made become the account's. Refused with the same words whether the name
@@ -510,7 +510,7 @@ async def sign_in(request: Request, response: Response, body: Credentials) -> di
     return {"name": account.name}
 
 
-@router.post("/account/signout", responses=refusals())
+@router.post("/account/signout", responses=refusals(400))
 async def sign_out(request: Request, response: Response) -> dict[str, Any]:
     """The session ended on the server and its cookie gone (a guest: nothing to end)."""
     await site_of(request).accounts.sign_out(session_of(request))
@@ -518,13 +518,13 @@ async def sign_out(request: Request, response: Response) -> dict[str, Any]:
     return {"signed_in": False}
 
 
-@router.get("/account", responses=refusals(401, switches_language=True))
+@router.get("/account", responses=refusals(400, 401, switches_language=True))
 async def account(request: Request) -> dict[str, Any]:
     """Who the browser is signed in as."""
     return {"name": (await signed_in_account(request)).name}
 
 
-@router.get("/account/games", responses=refusals(401, switches_language=True))
+@router.get("/account/games", responses=refusals(400, 401, switches_language=True))
 async def account_games(request: Request) -> list[dict[str, Any]]:
     """The account's games, the latest first (from any browser it signed in on)."""
     games = await site_of(request).accounts.games_of(await signed_in_account(request))
