@@ -140,7 +140,8 @@ def test_the_migration_adds_the_tables_to_a_database_with_games(database: str) -
 
     store = Store(database)  # upgraded as it opens
     try:
-        assert schema_of(store.engine) == ("0006", "0006")
+        current, newest = schema_of(store.engine)
+        assert current == newest >= "0006"
         assert {"puzzle_ratings", "puzzle_tries"} <= set(inspect(store.engine).get_table_names())
         assert store.load(game).actions == ("s1",)
         assert store.rate_puzzle("p", FIRST, 1, solved) == (FIRST, solved(FIRST))
