@@ -42,11 +42,13 @@ FORBIDDEN = {"serious", "critical"}
 
 
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    """The app on an in-memory store with one AI worker, served in a thread."""
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app on a SQLite file (accounts need a database) with one AI worker, served
+    in a thread."""
     from boardlab.web.app import create_app
 
-    with served_in_thread(create_app("memory:", workers=1, limits=TESTING)) as served:
+    db = f"sqlite:///{tmp_path_factory.mktemp('pages') / 'boardlab.db'}"
+    with served_in_thread(create_app(db, workers=1, limits=TESTING)) as served:
         yield served
 
 
@@ -140,7 +142,20 @@ def world(browser: Any, url: str) -> Iterator[World]:
         made.paths["home"] = ("owner", "/")
         made.paths["games"] = ("owner", "/games")
         made.paths["error"] = ("owner", "/play/no-such-game")
+        made.paths["signup"] = ("nobody", "/signup")
+        made.paths["signin"] = ("nobody", "/signin")
+        member = browser.new_context()  # signed up by the form, as a person does
+        signed = member.request.post(
+            f"{url}/signup",
+            form={"name": "Ana_b", "password": "koi and seeds"},
+            headers={"Origin": url},
+            max_redirects=0,
+        )
+        assert signed.status == 303, signed.text()
+        made.paths["account"] = ("member", "/account")
         made.people = {"owner": owner.storage_state(), "friend": friend.storage_state()}
+        made.people["member"] = member.storage_state()
+        member.close()
         made.people["nobody"] = {"cookies": [], "origins": []}
         yield made
     finally:
@@ -242,6 +257,9 @@ KINDS = [
     "games",
     "join",
     "error",
+    "signup",
+    "signin",
+    "account",
 ]
 
 
