@@ -45,6 +45,7 @@ class TicTacToe(Game[TicTacToeState]):
     summary = "Mark squares of a 3x3 grid in turn; three in a row wins."
     brief = "Players mark an empty square in turn (a1-c3); three marks in a line win."
     colours = ("#0072b2", "#d55e00")
+    kernel = "fourth_game_kernel"  # tests/fourth_game_kernel.py, beside this file
     reasons = MappingProxyType(
         {"line": "three in a row", "full": "the board is full", "turn_cap": "the turn limit"}
     )

@@ -1,6 +1,7 @@
 """A fourth game, tic-tac-toe (tests/fourth_game.py), registered only here, goes through
-the conformance suite and every tool: terminal play, match, analyze, perft, replay,
-records and the OpenSpiel adapter. Nothing outside its module names it."""
+the conformance suite, the kernel check (its kernel: tests/fourth_game_kernel.py) and
+every tool: terminal play, match, analyze, perft, replay, records and the OpenSpiel
+adapter. Nothing outside its module names it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import boardlab
 from boardlab import GameRecord
 from boardlab.cli import main
 from boardlab.core.registry import unregister
-from boardlab.testing import check_game
+from boardlab.testing import check_game, check_kernel
 from boardlab.ui.views import view
 from fourth_game import TicTacToe
 from optional import need
@@ -56,14 +57,21 @@ def test_it_passes_the_shipped_conformance_suite() -> None:
     assert check_game("tictactoe", option_sets=12, games=4) > 0
 
 
+def test_its_kernel_passes_the_shipped_kernel_check() -> None:
+    need("numba")
+    assert check_kernel("tictactoe", option_sets=12, games=4) > 12 * 4
+
+
 def test_perft_command_counts_every_depth(capsys: pytest.CaptureFixture[str]) -> None:
     for depth, count in enumerate(PERFT, 1):
         status, out = run(["perft", "tictactoe", "--depth", str(depth)], capsys)
         assert status == 0 and out.split() == [str(count)]
     status, out = run(["perft", "tictactoe", "-d", "2", "--divide"], capsys)
     assert out.splitlines()[0] == "a1: 8" and out.splitlines()[-1] == "72"
+    # its kernel (tests/fourth_game_kernel.py) counts too, as the other games' do
+    need("numba")
     status, out = run(["perft", "tictactoe", "-d", "9", "--engine", "compiled"], capsys)
-    assert status == 2 and "has no compiled kernel" in out
+    assert status == 0 and out.split() == [str(PERFT[-1])]
 
 
 def test_terminal_play_with_piped_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -1,10 +1,7 @@
-"""The compiled Jin Li kernel against the readable engine (boardlab.games.jinli.rules).
-
-Random games under the default options and hundreds of random option sets are compared
-position by position (tests/support.py: compare_kernel); the perft tables are recomputed
-with the kernel; the fused playout is checked against the plain legal/apply loop (same
-choices, same final position, same generator state); and the kernel also runs as plain
-Python (NUMBA_DISABLE_JIT=1)."""
+"""What only the Jin Li kernel has, beside the shipped check every kernel passes
+(tests/test_kernels.py): its bit helpers (portable and BMI2), the fused playout against
+its own generic loop, the widest phases within ``MAX_LEGAL``, and the kernel compiled
+for a CPU without fast BMI2 or run as plain Python (the portable path)."""
 
 from __future__ import annotations
 
@@ -12,103 +9,35 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 import boardlab
 from boardlab.fast import rng
 from boardlab.games.jinli import kernel
-from support import compare_kernel, kernel_perft, perft_cases, random_options
-
-#: perft counts up to this size are recomputed with the kernel (every case to depth 4).
-PERFT_LIMIT = 1_500_000
+from support import perft_cases, random_options
 
 
-CASES = perft_cases("jinli")
-
-
-def check_playout(game: Any, state: Any, seed: int) -> tuple[int, int]:
-    """The fused playout against the plain legal/apply loop from ``state``: the same
-    result, number of actions, final position and generator state; and the engine agrees
-    that the final position is over with that result. Returns (result, actions)."""
-    p = kernel.params(game)
-    fused, plain = kernel.encode(game, state), kernel.encode(game, state)
-    g1, g2 = rng.seeded(seed), rng.seeded(seed)
-    got = kernel.playout(fused, p, g1)
-    assert got == kernel._playout_generic(plain, p, g2)
-    assert fused.tolist() == plain.tolist() and g1.tolist() == g2.tolist()
-    outcome = game.outcome_of(kernel.decode(game, fused))
-    assert outcome is not None
-    assert got[0] == (2 if outcome.winner is None else outcome.winner)
-    return int(got[0]), int(got[1])
-
-
-def test_default_options() -> None:
-    game = boardlab.new_game("jinli")
-    r = random.Random(20240601)
-    assert sum(compare_kernel(game, kernel, r) for _ in range(100)) > 5000
-
-
-def test_to_act() -> None:
-    r = random.Random(13)
-    for _ in range(40):
-        game = boardlab.new_game("jinli", random_options("jinli", r))
-        assert compare_kernel(game, kernel, r) >= 1
-
-
-def test_random_option_sets() -> None:
-    r = random.Random(7)
-    compared = 0
-    for _ in range(600):
-        game = boardlab.new_game("jinli", random_options("jinli", r))
-        compared += compare_kernel(game, kernel, r)
-    assert compared > 15_000
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_perft_positions(case: tuple[str, dict[str, str], str, dict[int, int]]) -> None:
-    _, options, position, counts = case
-    game = boardlab.new_game("jinli", options)
-    state = game.parse_state(position)
-    s, p = kernel.encode(game, state), kernel.params(game)
-    checked = [(d, n) for d, n in counts.items() if d <= 4 or n <= PERFT_LIMIT]
-    assert max(d for d, _ in checked) >= 4
-    for depth, count in checked:
-        assert kernel_perft(kernel, s, p, depth) == count, depth
-    assert s.tolist() == kernel.encode(game, state).tolist()  # perft left the root alone
-    r = random.Random(position)
-    for _ in range(10):
-        compare_kernel(game, kernel, r, state)
-    for seed in range(20):
-        check_playout(game, state, seed)
-
-
-def test_playouts_terminate_and_repeat() -> None:
+def test_fused_playout_equals_the_generic_loop() -> None:
+    """The same choices, final position and generator state as ``_playout_generic`` (the
+    engine's own playout is compared in check_kernel)."""
     r = random.Random(11)
+    starts: list[tuple[Any, Any]] = []
     option_sets: list[dict[str, Any]] = [{}, {"start": "inset", "first": "yellow"}]
-    option_sets += [random_options("jinli", r) for _ in range(150)]
-    for i, options in enumerate(option_sets):
+    for options in option_sets + [random_options("jinli", r) for _ in range(150)]:
         game = boardlab.new_game("jinli", options)
-        start = game.initial_state()
+        starts.append((game, game.initial_state()))
+    for _, options, position, _ in perft_cases("jinli"):
+        game = boardlab.new_game("jinli", options)
+        starts.append((game, game.parse_state(position)))
+    for i, (game, state) in enumerate(starts):
+        p = kernel.params(game)
         for seed in (i, 1000 + i):
-            result, actions = check_playout(game, start, seed)
-            assert result in (0, 1, 2) and 0 <= actions <= game.max_actions
-            again = kernel.playout(
-                kernel.encode(game, start), kernel.params(game), rng.seeded(seed)
-            )
-            assert again == (result, actions)
-
-
-def test_playout_of_a_finished_game_plays_nothing() -> None:
-    game = boardlab.new_game("jinli", stones=0, no_move="lose", max_turns=5)
-    over = game.initial().play_all(["a1-a2", "a7-a6", "a2-a3", "a6-a5", "a3-a4"]).state
-    s, p = kernel.encode(game, over), kernel.params(game)
-    assert kernel.legal(s, p, np.zeros(kernel.MAX_LEGAL, dtype=np.int64)) == 0
-    assert kernel.playout(s, p, rng.seeded(3)) == (kernel.result(s, p), 0)
-    assert kernel.decode(game, s) == over
+            fused, plain = kernel.encode(game, state), kernel.encode(game, state)
+            g1, g2 = rng.seeded(seed), rng.seeded(seed)
+            assert kernel.playout(fused, p, g1) == kernel._playout_generic(plain, p, g2)
+            assert fused.tolist() == plain.tolist() and g1.tolist() == g2.tolist()
 
 
 def test_max_legal_bounds_the_widest_phases() -> None:
@@ -159,24 +88,18 @@ def test_bit_helpers() -> None:
 SCRIPT = """
 import random, sys
 sys.path.insert(0, {tests!r})
-import boardlab
 from boardlab.games.jinli import kernel
-from support import compare_kernel, kernel_perft, perft_cases, random_options
-import test_jinli_kernel as t
+from boardlab.testing import check_kernel
+from support import random_options
 assert not kernel.USE_BMI2
-r = random.Random(5)
-games = [boardlab.new_game("jinli")] + [
-    boardlab.new_game("jinli", random_options("jinli", r)) for _ in range(5)
-]
-compared = sum(compare_kernel(game, kernel, r) for game in games)
-for i, game in enumerate(games):
-    t.check_playout(game, game.initial_state(), i)
-print(compared)
+if {check!r}:
+    draw = lambda cls, r: random_options("jinli", r)
+    print(check_kernel("jinli", option_sets=6, games=1, seed=5, draw=draw))
 """
 
 
-def run_script(**env: str) -> int:
-    code = SCRIPT.format(tests=str(Path(__file__).parent))
+def run_script(check: bool, **env: str) -> str:
+    code = SCRIPT.format(tests=os.path.dirname(__file__), check=check)
     # Plain Python: xoshiro overflows numpy uint64 scalars on purpose (it wraps).
     done = subprocess.run(
         [sys.executable, "-W", "ignore::RuntimeWarning", "-c", code],
@@ -186,13 +109,14 @@ def run_script(**env: str) -> int:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    return int(done.stdout.split()[-1])
+    return done.stdout
 
 
-def test_kernel_runs_as_plain_python() -> None:
-    assert run_script(NUMBA_DISABLE_JIT="1") > 100
+def test_plain_python_takes_the_portable_path() -> None:
+    """(check_kernel as plain Python: tests/test_kernels.py.)"""
+    assert run_script(False, NUMBA_DISABLE_JIT="1") == ""
 
 
 def test_portable_kernel_compiled_for_a_generic_cpu() -> None:
     """Compiled without pext/pdep (the path of CPUs without fast BMI2)."""
-    assert run_script(NUMBA_CPU_NAME="generic") > 100
+    assert int(run_script(True, NUMBA_CPU_NAME="generic")) > 100

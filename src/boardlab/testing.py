@@ -7,14 +7,24 @@ sets (pgx ships its ``api_test`` the same way).
 >>> check_game(boardlab.game_ids()[0], option_sets=2, games=1) > 0
 True
 
+``check_kernel`` does the same for a game's compiled kernel (``Game.kernel``, the
+interface in ``boardlab.fast``): at every position of random games it must agree with the
+engine, also as plain Python (``NUMBA_DISABLE_JIT=1``).
+
+>>> from boardlab.testing import check_kernel
+>>> check_kernel(boardlab.game_ids()[0], option_sets=2, games=1) > 0
+True
+
 A broken promise raises ``ConformanceError`` naming the game, its options, the position
-string and what failed. ``check_game`` returns the number of positions it checked.
+string and what failed. Both return the number of positions they checked.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn
 
 from boardlab.core.errors import IllegalActionError, OptionError
@@ -22,6 +32,7 @@ from boardlab.core.game import Game, Position
 from boardlab.core.options import Option, OptionValue
 from boardlab.core.record import GameRecord
 from boardlab.core.registry import game_class, new_game
+from boardlab.extras import import_extra
 
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
@@ -255,3 +266,158 @@ def check_record(record: GameRecord) -> None:
         same = back.action_strings() == record.action_strings()
         expect(same and back.position == record.position, game, "record round trip")
         expect(back.outcome() == record.outcome(), game, "record outcome")
+
+
+# ---------------------------------------------------------------------- compiled kernels
+#: How an option set is drawn for ``check_kernel`` (by default ``random_options``).
+OptionDraw = Callable[[type[Game[Any]], random.Random], dict[str, OptionValue]]
+
+
+def check_kernel(
+    game: str | type[Game[Any]],
+    *,
+    option_sets: int = 8,
+    games: int = 3,
+    seed: int = 0,
+    draw: OptionDraw = random_options,
+    starts: Iterable[tuple[Mapping[str, OptionValue], str]] = (),
+    depth: int = 2,
+) -> int:
+    """Check the game's compiled kernel against its engine: ``games`` random games under
+    the default options and under each of ``option_sets`` - 1 option sets from ``draw``,
+    then, from each of ``starts`` (options, position string), every position of the
+    tree ``depth`` actions deep and ``games`` random games. At every position the kernel
+    must agree with the engine (``KernelProbe.position``), and its fused ``playout``
+    must play what the engine plays with the same choices (``KernelProbe.playout``).
+    Returns the number of positions checked."""
+    cls = game_class(game) if isinstance(game, str) else game
+    expect(cls.kernel, cls, "no kernel declared")
+    rng = random.Random(seed)
+    checked = 0
+    option_list = [{}, *(draw(cls, rng) for _ in range(option_sets - 1))][:option_sets]
+    for options in option_list:
+        instance = cls(options)
+        for _ in range(games):
+            checked += check_kernel_game(instance, random.Random(rng.getrandbits(32)))
+    for assigned, text in starts:
+        instance = cls(dict(assigned))
+        probe = KernelProbe(instance)
+        start = instance.parse_state(text)
+        frontier = [start]
+        for _ in range(depth):
+            checked += len(frontier)
+            frontier = [
+                instance.apply(state, action)
+                for state in frontier
+                for action in probe.position(state)
+            ]
+        for _ in range(games):
+            checked += check_kernel_game(instance, random.Random(rng.getrandbits(32)), start)
+    return checked
+
+
+def check_kernel_game(game: Game[Any], rng: random.Random, start: Any = None) -> int:
+    """One uniformly random game from ``start`` (by default the start of the game), the
+    kernel checked at every position; the fused playout from one random and its last
+    position replayed by the engine. Returns the positions checked."""
+    probe = KernelProbe(game)
+    state = game.initial_state() if start is None else start
+    states = [state]
+    while legal := probe.position(state):
+        state = game.apply(state, rng.choice(legal))
+        states.append(state)
+    for state in (rng.choice(states), states[-1]):
+        probe.playout(state, rng.getrandbits(63))
+    return len(states)
+
+
+def check_kernel_position(game: Game[Any], state: Any) -> list[int]:
+    """``KernelProbe.position``: the kernel at one position; the engine's legal actions."""
+    return KernelProbe(game).position(state)
+
+
+def check_playout(game: Game[Any], state: Any, seed: int) -> None:
+    """``KernelProbe.playout``: the fused playout from ``state`` against the engine."""
+    KernelProbe(game).playout(state, seed)
+
+
+def result_code(game: Game[Any], state: Any) -> int:
+    """The engine's outcome as the kernel's ``result`` says it: -1 on, 2 a draw, else
+    the winner."""
+    outcome = game.outcome_of(state)
+    return -1 if outcome is None else 2 if outcome.winner is None else outcome.winner
+
+
+class KernelProbe:
+    """A game's kernel, its options array and buffers, compared with the engine."""
+
+    def __init__(self, game: Game[Any]) -> None:
+        expect(game.kernel, game, "no kernel declared")
+        self.np = import_extra("numpy", "check_kernel")
+        self.rng = import_extra("boardlab.fast.rng", "check_kernel")
+        self.game = game
+        self.kernel = importlib.import_module(str(game.kernel))
+        self.p = self.kernel.params(game)
+        self.out = self.np.full(self.kernel.MAX_LEGAL, -1, dtype=self.np.int64)
+
+    def position(self, state: Any) -> list[int]:
+        """The encoding round trip, the legal actions (the same ints in the same order,
+        from ``legal`` and ``moves``), the result, the player to act, both players'
+        observations (and evaluations, if the kernel has ``evaluate``), and the state
+        after every legal action. Returns the engine's legal actions."""
+        game, kernel, p, out, np = self.game, self.kernel, self.p, self.out, self.np
+        where = Position(game, state)
+        s = kernel.encode(game, state)
+        before = s.copy()
+        expect(kernel.decode(game, s) == state, game, "decode(encode(state)) differs", where)
+        legal = game.legal_actions(state)
+        got = out[: kernel.legal(s, p, out)].tolist()
+        expect(got == legal, game, f"kernel legal {got}, engine {legal}", where)
+        code, kernel_code = result_code(game, state), int(kernel.result(s, p))
+        expect(kernel_code == code, game, f"kernel result {kernel_code}, engine {code}", where)
+        if code == -1:
+            if hasattr(kernel, "moves"):
+                got = out[: kernel.moves(s, p, out)].tolist()
+                expect(got == legal, game, f"kernel moves {got}, engine {legal}", where)
+            player, kernel_player = game.to_act(state), int(kernel.to_act(s, p))
+            expect(kernel_player == player, game, f"kernel to_act {kernel_player}", where)
+        for seat in (0, 1):
+            expected = game.observation(state, seat)
+            seen = np.full(len(expected), np.nan)  # a number never written stays unequal
+            kernel.observe(s, p, seat, seen)
+            if seen.tolist() != expected:
+                differ = [i for i, (a, b) in enumerate(zip(seen, expected, strict=True)) if a != b]
+                fail(game, f"observation of player {seat} differs at {differ}", where)
+            if code == -1 and hasattr(kernel, "evaluate"):
+                value, engine_value = kernel.evaluate(s, p, seat), game.evaluate(state, seat)
+                what = f"evaluation for player {seat}: kernel {value}, engine {engine_value}"
+                expect(value == engine_value, game, what, where)
+        expect(np.array_equal(s, before), game, "a query changed the state array", where)
+        for action in legal:
+            child = s.copy()
+            kernel.apply(child, p, action)
+            if kernel.decode(game, child) != game.apply(state, action):
+                fail(game, f"state after {game.format_action(state, action)} differs", where)
+        return legal
+
+    def playout(self, state: Any, seed: int) -> None:
+        """The kernel's ``playout`` from ``state`` against the engine making the same
+        choices (the k-th legal action, k = ``fast.rng.below(g, count)``): the same
+        result, number of actions, final state and generator state; the final array has
+        no legal action and that result."""
+        game, kernel, p, rng = self.game, self.kernel, self.p, self.rng
+        s = kernel.encode(game, state)
+        g_kernel, g_engine = rng.seeded(seed), rng.seeded(seed)
+        code, actions = (int(x) for x in kernel.playout(s, p, g_kernel))
+        end, played = state, 0
+        while legal := game.legal_actions(end):
+            end = game.apply(end, legal[rng.below(g_engine, len(legal))])
+            played += 1
+        where = Position(game, state)
+        what = f"playout {seed}: kernel ({code}, {actions} actions), engine"
+        engine = (result_code(game, end), played)
+        expect((code, actions) == engine, game, f"{what} {engine}", where)
+        expect(kernel.decode(game, s) == end, game, f"playout {seed} ends elsewhere", where)
+        expect(g_kernel.tolist() == g_engine.tolist(), game, f"playout {seed}: generator", where)
+        left = kernel.legal(s, p, self.out)
+        expect(left == 0 and kernel.result(s, p) == code, game, f"playout {seed}: not over", where)
