@@ -89,58 +89,6 @@ def perft_cases(game_id: str) -> list[tuple[str, dict[str, str], str, dict[int, 
     return cases
 
 
-def kernel_perft(kernel: Any, s: Any, p: Any, depth: int) -> int:
-    """perft over a compiled kernel (the root array is left as it was)."""
-    import numpy as np
-
-    if depth == 0:
-        return 1
-    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
-    count = kernel.legal(s, p, out)
-    if depth == 1 or count == 0:
-        return int(count)
-    total = 0
-    for action in out[:count].tolist():
-        child = s.copy()
-        kernel.apply(child, p, action)
-        total += kernel_perft(kernel, child, p, depth - 1)
-    return total
-
-
-def compare_kernel(game: Game[Any], kernel: Any, rng: random.Random, start: Any = None) -> int:
-    """Play one random game with the engine (from ``start``, by default the start of the
-    game) and check the compiled kernel at every position: the encoding round trip, the
-    legal actions (same ints, same order), the player to act, the state after every legal
-    action, the result. Returns the number of positions compared."""
-    import numpy as np
-
-    p = kernel.params(game)
-    out = np.zeros(kernel.MAX_LEGAL, dtype=np.int64)
-    state = game.initial_state() if start is None else start
-    compared = 0
-    while True:
-        s = kernel.encode(game, state)
-        assert kernel.decode(game, s) == state
-        legal = game.legal_actions(state)
-        assert out[: kernel.legal(s, p, out)].tolist() == legal, game.format_state(state)
-        outcome = game.outcome_of(state)
-        expected = -1 if outcome is None else (2 if outcome.winner is None else outcome.winner)
-        assert kernel.result(s, p) == expected, game.format_state(state)
-        if outcome is None:
-            assert kernel.to_act(s, p) == game.to_act(state), game.format_state(state)
-        compared += 1
-        if not legal:
-            return compared
-        for action in legal:
-            child = s.copy()
-            kernel.apply(child, p, action)
-            assert kernel.decode(game, child) == game.apply(state, action), (
-                game.format_state(state),
-                action,
-            )
-        state = game.apply(state, rng.choice(legal))
-
-
 class TooBig(Exception):
     """The position's game tree is larger than the exact search may visit."""
 
