@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+import boardlab
 from optional import need
 
 need("fastapi")
@@ -92,6 +93,18 @@ def signs_in(server: LiveServer, name: str, password: str = PASSWORD) -> bool:
         return http.post("/api/account/signin", json=credentials(name, password)).is_success
 
 
+def rated_game(server: LiveServer) -> str:
+    """A rated game waiting in the lobby, made by an account of its own."""
+    maker, _name = signed_up(server)
+    kind = boardlab.game_ids()[0]
+    ticked = {o.name: "true" for o in boardlab.new_game(kind).schema if o.default is True}
+    form = {"opponent": "online", "seat": "0", "lobby": "true", "rated": "true", **ticked}
+    answer = maker.post(f"/new/{kind}", data=form, follow_redirects=False)
+    assert answer.status_code == 303, answer.text
+    maker.close()
+    return str(answer.headers["location"]).rsplit("/", 1)[1]
+
+
 # ---------------------------------------------------------------------- the table
 def table() -> list[tuple[str, list[str], str]]:
     """The rows of "Who may do what with an account": name, routes, rule."""
@@ -143,8 +156,13 @@ class Cell:
         assert answer.status_code == 200, answer.text
 
     def ask(self, route: str) -> tuple[httpx.Response, str]:
-        """The answer to ``route`` as this viewer, and its status as the table says it."""
+        """The answer to ``route`` as this viewer, and its status as the table says it:
+        ``NAME`` is the account's name, ``GAME`` a game, ``RATED`` a rated game in the
+        lobby made by a third account."""
         method, path = route.split(" ", 1)
+        path = path.replace("/NAME", "/" + self.name).replace("GAME", boardlab.game_ids()[0])
+        if "RATED" in path:
+            path = path.replace("RATED", rated_game(self.server))
         destructive = path in ("/api/account/password", "/api/account/delete")
         if self.viewer == ACCOUNT:
             self.sign_in_as_account(destructive)

@@ -31,11 +31,19 @@ from sqlalchemy.exc import IntegrityError
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
 from boardlab.extras import MissingExtraError
-from boardlab.web.data import DELETED_NAME, RequestError, StoredGame
+from boardlab.web.data import (
+    DELETED_NAME,
+    PROVISIONAL,
+    RequestError,
+    StoredGame,
+    shown_rating,
+)
 from boardlab.web.store import (
     AccountGameRow,
     AccountRow,
     GameRow,
+    RatingHistoryRow,
+    RatingRow,
     SessionRow,
     Store,
     _stored,
@@ -92,6 +100,35 @@ class Account:
 
     id: int
     name: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    """An account's rating at one game, as profiles and leaderboards show it."""
+
+    name: str
+    game: str
+    rating: float
+    deviation: float
+    games: int
+
+    @property
+    def provisional(self) -> bool:
+        return self.deviation > PROVISIONAL
+
+    @property
+    def shown(self) -> str:
+        return shown_rating(self.rating, self.deviation)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a player's page shows: ratings, their history per game, games played."""
+
+    account: Account
+    ratings: list[Standing]
+    history: dict[str, list[float]]
+    games: list[StoredGame]
 
 
 # ---------------------------------------------------------------------- the rules
@@ -357,6 +394,59 @@ class AccountStore:
             ).all()
             return [_stored(row, ()) for row in rows]
 
+    def find_public(self, name: str) -> Account | None:
+        """The account named ``name`` (whatever its case), for its profile."""
+        with self.store.reading() as session:
+            row = session.scalars(
+                select(AccountRow).where(AccountRow.key == name_key(name))
+            ).first()
+            return None if row is None else Account(row.id, row.name)
+
+    def profile(self, account: Account, limit: int = 100) -> Profile:
+        """The account's ratings (the most played game first), each game's history, and
+        the games where it held a seat, the latest first."""
+        with self.store.reading() as session:
+            ratings = [
+                Standing(account.name, row.game, row.rating, row.deviation, row.games)
+                for row in session.scalars(
+                    select(RatingRow)
+                    .where(RatingRow.account_id == account.id)
+                    .order_by(RatingRow.games.desc(), RatingRow.game)
+                )
+            ]
+            history: dict[str, list[float]] = {}
+            for row in session.scalars(
+                select(RatingHistoryRow)
+                .where(RatingHistoryRow.account_id == account.id)
+                .order_by(RatingHistoryRow.n)
+            ):
+                history.setdefault(row.game, []).append(row.rating)
+            rows = session.scalars(
+                select(GameRow)
+                .join(AccountGameRow, AccountGameRow.game_id == GameRow.id)
+                .where(AccountGameRow.account_id == account.id)
+                .order_by(GameRow.updated.desc())
+                .limit(limit * 4)
+            ).all()
+            # only the games it played under its name: not its games against the AI
+            played = [r for r in rows if account.id in (r.seat_accounts or ())][:limit]
+            return Profile(account, ratings, history, [_stored(r, ()) for r in played])
+
+    def leaderboard(self, game: str, limit: int = 50) -> list[Standing]:
+        """The best ``limit`` ratings at ``game`` that are not provisional."""
+        with self.store.reading() as session:
+            found = session.execute(
+                select(AccountRow.name, RatingRow)
+                .join(RatingRow, RatingRow.account_id == AccountRow.id)
+                .where(RatingRow.game == game, RatingRow.deviation <= PROVISIONAL)
+                .order_by(RatingRow.rating.desc(), AccountRow.key)
+                .limit(limit)
+            ).all()
+            return [
+                Standing(name, row.game, row.rating, row.deviation, row.games)
+                for name, row in found
+            ]
+
     @staticmethod
     def _claim(session: Any, account_id: int, browser: str) -> None:
         """The games ``browser`` made that the account does not know yet: its now."""
@@ -500,3 +590,16 @@ class Accounts:
 
     async def games_of(self, account: Account, limit: int = 200) -> list[StoredGame]:
         return await asyncio.to_thread(self._kept().games_of, account, limit)
+
+    async def profile(self, name: str) -> Profile | None:
+        """The profile of the account ``name``; None if there is none (or no accounts)."""
+        if self.store is None:
+            return None
+        store = self.store
+        account = await asyncio.to_thread(store.find_public, name)
+        return None if account is None else await asyncio.to_thread(store.profile, account)
+
+    async def leaderboard(self, game: str) -> list[Standing]:
+        if self.store is None:
+            return []
+        return await asyncio.to_thread(self.store.leaderboard, game)

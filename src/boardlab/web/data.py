@@ -92,6 +92,10 @@ class StoredGame:
     #: where the last turn began and the turns before it (``rooms.snapshot_text``), so
     #: that a room loads without playing every action again; None: not kept
     snapshot: str | None = None
+    #: the account holding each seat (None: a guest, an agent, or open)
+    accounts: tuple[int | None, int | None] = (None, None)
+    #: whether the game's end moves its players' ratings (both seats held by accounts)
+    rated: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,6 +267,8 @@ class GameStore(Protocol):
         ending: str | None = None,
         clock: dict[str, Any] | None = None,
         names: Sequence[str | None] = (None, None),
+        accounts: Sequence[int | None] = (None, None),
+        rated: bool = False,
     ) -> str: ...
     def load(self, game_id: str) -> StoredGame: ...
     def append_many(self, appends: Sequence[Append]) -> list[int | BoardlabError]: ...
@@ -284,7 +290,13 @@ class GameStore(Protocol):
     def link_rematch(self, game_id: str, rematch: str) -> str: ...
     def start_clock(self, game_id: str) -> int: ...
     def take_seat(
-        self, game_id: str, seat: int, key: str, invited: str | None, name: str | None = None
+        self,
+        game_id: str,
+        seat: int,
+        key: str,
+        invited: str | None,
+        name: str | None = None,
+        account: int | None = None,
     ) -> int: ...
     def say(self, game_id: str, seat: int, text: str) -> ChatLine: ...
     def chat(self, game_id: str, after: int = 0, limit: int = 500) -> list[ChatLine]: ...
@@ -296,3 +308,22 @@ class GameStore(Protocol):
     def checkpoint(self) -> Any: ...
     def close(self) -> None: ...
     def listen_url(self) -> str: ...
+
+
+def rated_seat(other: int | None, account: int | None) -> None:
+    """Refuse a seat of a rated game to a guest, or to the account holding the other."""
+    if account is None:
+        raise RequestError(
+            _("this game is rated: sign in to take its seat (guests play unrated games)")
+        )
+    if account == other:
+        raise RequestError(_("this game is rated: you cannot play yourself in it"))
+
+
+#: A rating is provisional while its deviation is above this (lichess's rule).
+PROVISIONAL = 110.0
+
+
+def shown_rating(rating: float, deviation: float) -> str:
+    """A rating as pages and headers show it: rounded, ``?`` after a provisional one."""
+    return f"{round(rating)}{'?' if deviation > PROVISIONAL else ''}"

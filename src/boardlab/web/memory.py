@@ -82,7 +82,10 @@ class MemoryStore:
         ending: str | None = None,
         clock: dict[str, Any] | None = None,
         names: Sequence[str | None] = (None, None),
+        accounts: Sequence[int | None] = (None, None),
+        rated: bool = False,
     ) -> str:
+        """A new game (``accounts`` and ``rated`` are kept only: no accounts here)."""
         game_id = new_id()
         stored = StoredGame(
             id=game_id,
@@ -103,6 +106,8 @@ class MemoryStore:
             ending=ending,
             clock=None if clock is None else dict(clock),
             names=(names[0], names[1]),
+            accounts=(accounts[0], accounts[1]),
+            rated=rated,
         )
         with self.lock:
             self.games[game_id] = stored
@@ -223,7 +228,13 @@ class MemoryStore:
             return stored.rematch
 
     def take_seat(
-        self, game_id: str, seat: int, key: str, invited: str | None, name: str | None = None
+        self,
+        game_id: str,
+        seat: int,
+        key: str,
+        invited: str | None,
+        name: str | None = None,
+        account: int | None = None,
     ) -> int:
         with self.lock:
             stored = self._game(game_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import importlib.resources
 import logging
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -91,6 +92,8 @@ class Setup:
     listed: bool = False
     #: The time control, (base, increment) seconds, of a game online; None: no clock.
     clock: tuple[int, int] | None = None
+    #: A rated game (asked for, online, under the default rules): only accounts play it.
+    rated: bool = False
 
 
 @dataclass
@@ -219,7 +222,9 @@ class NewGameForm:
         timed = parse_control(control) if control else None
         if opponent == ONLINE:
             listed = values.get("lobby") in ("true", "on")
-            return Setup(options, [HUMAN, HUMAN], [mine], 1 - mine, listed, timed)
+            # any option that is not the default makes the game unrated (as the form says)
+            rated = values.get("rated") in ("true", "on") and not options
+            return Setup(options, [HUMAN, HUMAN], [mine], 1 - mine, listed, timed, rated)
         if timed is not None:
             raise BoardlabError(
                 _("a clock is for a game between two people online: choose a friend online")
@@ -770,3 +775,38 @@ def edit_tools(game_id: str) -> list[dict[str, Any]]:
         {"id": t.id, "label": _(t.label), "kinds": list(t.kinds), "effect": t.effect}
         for t in boardlab.new_game(game_id).edit_tools()
     ]
+
+
+#: The rating chart's size and margins (the SVG's own units; it scales to its box).
+CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, CHART_BOTTOM, CHART_PAD = 600, 220, 48, 28, 10
+
+
+def rating_chart(ratings: list[float]) -> dict[str, Any]:
+    """A rating history drawn server-side (no script): the polyline's points, the y axis
+    ticks (ratings, rounded to 50) and the x axis's first and last game number."""
+    low, high = min([*ratings, 1500.0]), max([*ratings, 1500.0])
+    low, high = 50 * math.floor((low - 25) / 50), 50 * math.ceil((high + 25) / 50)
+    width = CHART_WIDTH - CHART_LEFT - CHART_PAD
+    height = CHART_HEIGHT - CHART_BOTTOM - CHART_PAD
+    count = len(ratings)
+
+    def x(k: int) -> float:
+        return CHART_LEFT + (width * k / (count - 1) if count > 1 else width / 2)
+
+    def y(rating: float) -> float:
+        return CHART_PAD + height * (high - rating) / (high - low)
+
+    step = max(50, 50 * math.ceil((high - low) / 4 / 50))
+    ticks = [(value, round(y(value), 1)) for value in range(int(low), int(high) + 1, step)]
+    return {
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "left": CHART_LEFT,
+        "right": CHART_WIDTH - CHART_PAD,
+        "top": CHART_PAD,
+        "bottom": CHART_HEIGHT - CHART_BOTTOM,
+        "points": " ".join(f"{x(k):.1f},{y(r):.1f}" for k, r in enumerate(ratings)),
+        "dots": [(round(x(k), 1), round(y(r), 1), round(r)) for k, r in enumerate(ratings)],
+        "ticks": ticks,
+        "games": count,
+    }

@@ -53,6 +53,7 @@ from boardlab.web.data import (
     clock_started,
     message_text,
     online,
+    rated_seat,
     shown_name,
     stale_message,
 )
@@ -415,9 +416,19 @@ class GameService:
         revision = await asyncio.to_thread(
             self.store.end, room.id, len(record), to_act, ended.result(), "time", stopped
         )
-        self._end(room, ended, revision, stopped)
+        await self._end(room, ended, revision, stopped)
 
-    def _end(self, room: Room, ended: GameRecord, revision: int, stopped: Any) -> None:
+    async def _rated(self, stored: StoredGame, record: GameRecord) -> StoredGame:
+        """The end of a rated game as stored: its headers now carry the ratings that
+        the end moved (``store.rate_end``), and so do the record's."""
+        if not stored.rated or not record.is_over():
+            return stored
+        kept = await asyncio.to_thread(self.store.load, stored.id)
+        stored = dataclasses.replace(stored, headers=kept.headers)
+        record.headers = headers_of(stored)
+        return stored
+
+    async def _end(self, room: Room, ended: GameRecord, revision: int, stopped: Any) -> None:
         stored = dataclasses.replace(
             room.stored,
             resigned=ended.resigned,
@@ -428,7 +439,7 @@ class GameService:
             clock=stopped,
             revision=revision,
         )
-        self._changed(room, stored, ended)
+        self._changed(room, await self._rated(stored, ended), ended)
 
     # ------------------------------------------------------------------ changes
     async def act(self, kind: str, game_id: str, viewer: Viewer, ply: Any, *details: Any) -> Room:
@@ -494,7 +505,8 @@ class GameService:
         moves = moves_after(room.moves, record, after)
         snapshot = snapshot_text(after, moves)
         revision = await self.writer.append(Append(stored.id, ply, text, result, ticked, snapshot))
-        self._changed(room, played(stored, text, result, revision, ticked, snapshot), after, moves)
+        changed = await self._rated(played(stored, text, result, revision, ticked, snapshot), after)
+        self._changed(room, changed, after, moves)
 
     async def undo(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Take back the latest turn a person played (and the agent's replies after it),
@@ -542,7 +554,7 @@ class GameService:
         revision = await asyncio.to_thread(
             self.store.end, room.id, len(record), player, ended.result(), "resign", halted
         )
-        self._end(room, ended, revision, halted)
+        await self._end(room, ended, revision, halted)
 
     async def draw(
         self, game_id: str, ply: Any, answer: str, viewer: Viewer = SPECTATOR
@@ -571,7 +583,7 @@ class GameService:
             revision = await asyncio.to_thread(
                 self.store.end, room.id, len(record), None, ended.result(), AGREEMENT, halted
             )
-            self._end(room, ended, revision, halted)
+            await self._end(room, ended, revision, halted)
         else:
             await self._offer(room, self.store.offer_draw, "draw_offer", None)
 
@@ -659,7 +671,7 @@ class GameService:
         revision = await asyncio.to_thread(
             self.store.end, room.id, len(record), other, ended.result(), "abandoned", halted
         )
-        self._end(room, ended, revision, halted)
+        await self._end(room, ended, revision, halted)
 
     async def abort(self, game_id: str, ply: Any, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """Abort a game online before it has really begun (``rooms.abortable``: fewer
@@ -696,13 +708,19 @@ class GameService:
         revision = await asyncio.to_thread(
             self.store.end, room.id, len(record), me, ended.result(), ABORTED, halted
         )
-        self._end(room, ended, revision, halted)
+        await self._end(room, ended, revision, halted)
 
     async def take_seat(
-        self, game_id: str, key: str, invited: str | None, name: str | None, viewer: Viewer
+        self,
+        game_id: str,
+        key: str,
+        invited: str | None,
+        name: str | None,
+        viewer: Viewer,
+        account: int | None = None,
     ) -> None:
         """Seat an opponent in the game's open seat, acting with the secret whose hash
-        is ``key`` (see ``Store.take_seat``)."""
+        is ``key``, held by ``account`` if signed in (see ``Store.take_seat``)."""
         from boardlab.web.data import SeatTaken
 
         room = await self.room(game_id)
@@ -718,9 +736,11 @@ class GameService:
                         "send them the invitation link"
                     )
                 )
+            if stored.rated:  # refused before the seat is tried, in the same words
+                rated_seat(stored.accounts[1 - stored.open_seat], account)
             try:
                 await asyncio.to_thread(
-                    self.store.take_seat, game_id, stored.open_seat, key, invited, name
+                    self.store.take_seat, game_id, stored.open_seat, key, invited, name, account
                 )
             finally:
                 await self._refresh(room)
@@ -1052,7 +1072,8 @@ class GameService:
             await self._refresh(room, whole=True)
             return
         ticked = data.get("c")
-        self._changed(room, played(stored, data["a"], after.result(), data["v"], ticked), after)
+        changed = played(stored, data["a"], after.result(), data["v"], ticked)
+        self._changed(room, await self._rated(changed, after), after)
 
     async def _relay_chat(self, room: Room, n: int) -> None:
         """A line of chat another server process kept, to the pages here."""

@@ -34,6 +34,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     func,
     select,
     text,
@@ -64,7 +65,9 @@ from boardlab.web.data import (
     new_id,
     no_game,
     possible_id,
+    rated_seat,
     seat_taken,
+    shown_rating,
     stale_message,
 )
 
@@ -93,6 +96,9 @@ def now() -> datetime:
 
 class GameRow(Base):
     __tablename__ = "games"
+    #: ``rated``'s server default is not read back on insert (a database not yet at 0008
+    #: has no such column to return)
+    __mapper_args__ = {"eager_defaults": False}  # noqa: RUF012
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     game: Mapped[str] = mapped_column(String(32))
@@ -139,6 +145,10 @@ class GameRow(Base):
     #: written with each action, so that a game is loaded without replaying its actions
     #: (``rooms.snapshot_text``); None when not kept (then it is replayed).
     snapshot: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The account holding each seat (None: a guest's, an agent's, or still open).
+    seat_accounts: Mapped[list[int | None] | None] = mapped_column(JSON, nullable=True)
+    #: A rated game: its end moves both accounts' ratings (``RatingRow``).
+    rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
@@ -248,6 +258,39 @@ class AccountGameRow(Base):
     game_id: Mapped[str] = mapped_column(
         ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
     )
+
+
+class RatingRow(Base):
+    """An account's Glicko-2 rating at one game (its default rules), moved by each rated
+    game's end."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_game_rating", "game", "rating"),)
+
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    #: Rated games played.
+    games: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RatingHistoryRow(Base):
+    """An account's rating at one game after one rated game (the profile's chart)."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_account", "account_id", "game", "n"),)
+
+    n: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    played: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 def default_url() -> str:
@@ -425,10 +468,13 @@ class Store:
         ending: str | None = None,
         clock: dict[str, Any] | None = None,
         names: Sequence[str | None] = (None, None),
+        accounts: Sequence[int | None] = (None, None),
+        rated: bool = False,
     ) -> str:
         """A new game (with ``actions`` already played, for an uploaded record); its id.
         ``seat_keys`` are the hashes of the secrets that act for its seats; ``open_seat``
-        waits for an opponent, in the lobby when ``listed``."""
+        waits for an opponent, in the lobby when ``listed``; ``accounts`` hold seats, and
+        a ``rated`` game's end moves their ratings."""
         game_id = new_id()
         with self.session() as session:
             session.add(
@@ -449,6 +495,13 @@ class Store:
                     ending=ending,
                     clock=clock,
                     names=list(names),
+                    # set only when held: a database not yet migrated to 0008 still
+                    # takes guests' games (the columns left out of the insert)
+                    **(
+                        {"seat_accounts": list(accounts), "rated": rated}
+                        if rated or any(a is not None for a in accounts)
+                        else {}
+                    ),
                 )
             )
             session.flush()
@@ -532,6 +585,8 @@ class Store:
                 revision = int(found[0])
                 if not self.announces:
                     cursor.execute(sql.insert, (item.game_id, item.ply, item.action, moment))
+                if item.result != "*":  # the rules ended it: a rated game moves ratings
+                    rate_end(cursor, sql, item.game_id)
                 answers[k] = revision
         return [answers[k] for k in range(len(appends))]
 
@@ -600,7 +655,16 @@ class Store:
             row.draw_offer = row.takeback_offer = None
             if clock is not None:
                 row.clock = clock
-            return self._changed(session, row)
+            revision = self._changed(session, row)
+            if row.rated:  # the ratings move in the transaction that stores the end
+                session.flush()
+                cursor = session.connection().connection.cursor()
+                try:
+                    rate_end(cursor, self._appending, game_id)
+                finally:
+                    cursor.close()
+                session.expire(row, ["headers"])
+            return revision
 
     def offer_draw(self, game_id: str, ply: int, player: int | None) -> int:
         """``player`` offers a draw at action ``ply`` (None: the offer is declined); the
@@ -638,17 +702,29 @@ class Store:
             return row.rematch
 
     def take_seat(
-        self, game_id: str, seat: int, key: str, invited: str | None, name: str | None = None
+        self,
+        game_id: str,
+        seat: int,
+        key: str,
+        invited: str | None,
+        name: str | None = None,
+        account: int | None = None,
     ) -> int:
         """Seat an opponent in the open ``seat``, acting with the secret whose hash is
-        ``key`` and named ``name``: by invitation (``invited``, the hash of the
-        invitation's secret) or from the lobby (None: the game must be listed). Of two at
-        once, one gets the seat. The game's revision after."""
+        ``key`` and named ``name``, held by ``account`` if signed in: by invitation
+        (``invited``, the hash of the invitation's secret) or from the lobby (None: the
+        game must be listed). Of two at once, one gets the seat; a rated game's seat
+        goes to another account only (``rated_seat``). The game's revision after."""
         with self.session() as session:
             row = self._row(session, game_id)
             keys = seat_taken(
                 row.seat_keys, row.open_seat, row.result, row.listed, seat, key, invited
             )
+            held = list(row.seat_accounts or [None, None])
+            if row.rated:
+                rated_seat(held[1 - seat], account)
+            held[seat] = account
+            row.seat_accounts = held
             row.seat_keys, row.open_seat, row.listed = list(keys), None, False
             names = list(row.names or [None, None])
             names[seat] = name
@@ -810,6 +886,73 @@ class Store:
         return row
 
 
+def rate_end(cursor: Any, sql: Appending, game_id: str) -> None:
+    """Move both players' ratings by the end of game ``game_id``, if rated, with the
+    driver's ``cursor`` inside the transaction that stored the end: one rating period of
+    one game each (as lichess rates), against the other's rating before it, then
+    ``glicko.bounded``. An aborted game moves nothing. The ratings before the game and
+    their change go to the game's headers (``SouthRating``, ``SouthRatingDiff``...), a
+    history row per player to ``rating_history``."""
+    import boardlab
+    from boardlab.puzzles.glicko import bounded, update
+
+    mark = sql.mark
+    cursor.execute(
+        f"SELECT game, result, rated, seat_accounts, headers FROM games WHERE id = {mark}",
+        (game_id,),
+    )
+    found = cursor.fetchone()
+    if found is None:
+        return
+    kind, result, rated, accounts, headers = found
+    accounts, headers = _json(accounts), _json(headers)
+    if not rated or result in ("*", "aborted") or not accounts or None in accounts:
+        return
+    players = [name.lower() for name in boardlab.new_game(kind).players]
+    first = 0.5 if result.lower() not in players else 1.0 - players.index(result.lower())
+    before = []
+    for account in accounts:
+        cursor.execute(
+            "INSERT INTO ratings (account_id, game, rating, deviation, volatility, games) "
+            f"VALUES ({mark}, {mark}, 1500.0, 350.0, 0.06, 0) "
+            "ON CONFLICT (account_id, game) DO NOTHING",
+            (account, kind),
+        )
+        cursor.execute(
+            "SELECT rating, deviation, volatility FROM ratings "
+            f"WHERE account_id = {mark} AND game = {mark}{sql.lock}",
+            (account, kind),
+        )
+        rating, deviation, volatility = cursor.fetchone()
+        before.append(Rating(float(rating), float(deviation), float(volatility)))
+    moment = sql.moment(now())
+    headers = dict(headers or {})
+    for seat, account in enumerate(accounts):
+        score = first if seat == 0 else 1.0 - first
+        after = bounded(update(before[seat], [(before[1 - seat], score)]))
+        cursor.execute(
+            f"UPDATE ratings SET rating = {mark}, deviation = {mark}, volatility = {mark}, "
+            f"games = games + 1 WHERE account_id = {mark} AND game = {mark}",
+            (after.rating, after.deviation, after.volatility, account, kind),
+        )
+        cursor.execute(
+            "INSERT INTO rating_history (account_id, game, game_id, rating, deviation, "
+            f"played) VALUES ({mark}, {mark}, {mark}, {mark}, {mark}, {mark})",
+            (account, kind, game_id, after.rating, after.deviation, moment),
+        )
+        side = players[seat].capitalize()
+        headers[f"{side}Rating"] = shown_rating(before[seat].rating, before[seat].deviation)
+        headers[f"{side}RatingDiff"] = f"{round(after.rating) - round(before[seat].rating):+d}"
+    cursor.execute(
+        f"UPDATE games SET headers = {mark} WHERE id = {mark}", (sql.headers(headers), game_id)
+    )
+
+
+def _json(value: Any) -> Any:
+    """A JSON column's value as a driver gives it: parsed (PostgreSQL) or text (SQLite)."""
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
 def _rating(row: PuzzleRatingRow) -> Rating:
     return Rating(row.rating, row.deviation, row.volatility)
 
@@ -838,6 +981,10 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
         clock=None if row.clock is None else dict(row.clock),
         names=(None, None) if row.names is None else (row.names[0], row.names[1]),
         snapshot=row.snapshot,
+        accounts=(None, None)
+        if row.seat_accounts is None
+        else (row.seat_accounts[0], row.seat_accounts[1]),
+        rated=bool(row.rated),
     )
 
 
@@ -906,6 +1053,10 @@ class Appending:
         columns = GameRow.__table__.c
         self.moment = _converter(columns.updated.type, dialect)
         self.clock = _converter(columns.clock.type, dialect)
+        self.headers = _converter(columns.headers.type, dialect)
+        self.mark = mark
+        #: how a row read is locked until the transaction ends (SQLite locks it all)
+        self.lock = " FOR UPDATE" if dialect.name == "postgresql" else ""
 
 
 def _converter(kind: Any, dialect: Any) -> Callable[[Any], Any]:

@@ -95,6 +95,12 @@ async def new_game(request: Request, game_id: str) -> Response:
     except RequestError:  # said with the options' labels, not as key=value
         form.error = form.too_long(game, site.limits.actions)
         return page(request, "new.html", 400, form=form)
+    account = await account_of(request)
+    rated = setup.rated and account is not None
+    held: list[int | None] = [None, None]
+    if setup.open_seat is not None and account is not None:  # a game online
+        for seat in setup.mine:
+            held[seat] = account.id
     secret, invitation = new_secret(), new_secret()
     keys: list[str | None] = [None, None]
     for seat in setup.mine:
@@ -112,6 +118,8 @@ async def new_game(request: Request, game_id: str) -> Response:
             listed=setup.listed,
             clock=None if setup.clock is None else new_clock(*setup.clock),
             names=[name if [k] == setup.mine else None for k in (0, 1)],
+            accounts=held,
+            rated=rated,
         )
     )
     site.service.wake(new_id, setup.seats)
@@ -200,9 +208,16 @@ async def take_seat(request: Request, game_id: str, invitation: str | None) -> R
     name = check_name((await request.form()).get("name"))
     secret = new_secret()
     invited = None if invitation is None else key_of(invitation)
+    account = await account_of(request)
     await service_of(request).take_seat(
-        game_id, key_of(secret), invited, name, viewer_of(request, game_id)
+        game_id,
+        key_of(secret),
+        invited,
+        name,
+        viewer_of(request, game_id),
+        None if account is None else account.id,
     )
+    await site_of(request).accounts.link(account, game_id)
     response = redirect(request, f"/play/{game_id}")
     hold(request, response, game_id, secret)
     remember(request, response, name)
@@ -302,6 +317,39 @@ async def my_games(request: Request) -> Response:
 
 
 # ---------------------------------------------------------------------- accounts
+@router.get("/@/{name}", response_class=HTMLResponse)
+async def profile_page(request: Request, name: str) -> Response:
+    """A player's page: their ratings, each game's rating history, their games."""
+    found = await site_of(request).accounts.profile(name[:64])
+    if found is None:
+        raise NotFound(_("there is no player named {name!r}").format(name=name[:40]))
+    ratings = [
+        {
+            "game": boardlab.new_game(standing.game).name,
+            "standing": standing,
+            "chart": pages.rating_chart(found.history.get(standing.game, [])),
+        }
+        for standing in found.ratings
+    ]
+    return page(
+        request,
+        "profile.html",
+        player=found.account.name,
+        ratings=ratings,
+        mine=pages.game_list(found.games),
+    )
+
+
+@router.get("/players", response_class=HTMLResponse)
+async def players_page(request: Request, game: str = "") -> Response:
+    """The leaderboard of one game: the best ratings that are not provisional."""
+    games = boardlab.game_ids()
+    chosen = game if game in games else games[0]
+    best = await site_of(request).accounts.leaderboard(chosen)
+    choices = [(g, boardlab.new_game(g).name) for g in games]
+    return page(request, "players.html", choices=choices, chosen=chosen, best=best)
+
+
 @router.get("/signup", response_class=HTMLResponse)
 async def sign_up_page(request: Request) -> Response:
     return page(request, "signup.html", typed="", error=None)
