@@ -17,8 +17,8 @@ from boardlab.core.i18n import use_language
 from boardlab.games.jinli.wins import HORIZON, JinLiWins, reference_turns
 from boardlab.puzzles.check import PuzzleError, check_puzzle, check_puzzles
 from boardlab.puzzles.make import make_puzzles
-from boardlab.puzzles.pick import explain, solver_values
-from boardlab.puzzles.puzzle import Puzzle, Step
+from boardlab.puzzles.pick import explain, node_after, solver_values
+from boardlab.puzzles.puzzle import Puzzle, Step, read_puzzles, shipped_path
 
 GAME = boardlab.new_game("jinli")
 #: The card's example: d3-d4 lands next to three koi, 7 + 3 = 10 points, the target.
@@ -183,3 +183,45 @@ def test_why_says_the_win_slips_in_words(made: list[Puzzle]) -> None:
         german = explain(puzzle, [], found)["sentence"]
     assert german.startswith(f"{wrong} verspielt den Sieg: danach kann ")
     assert "10 Punkte erreichst" in german and "erzwingt den Sieg" in german
+
+
+def test_a_shipped_puzzle_accepts_an_equally_good_answer_later() -> None:
+    """A shipped puzzle whose later step has several answers: each goes on from where
+    it is played (``node_after``) and forces the win within the turns left."""
+    path = shipped_path(GAME)
+    if not path.exists():
+        pytest.skip("Jin Li's puzzles are not made here")
+    search = JinLiWins(GAME)
+    for puzzle in read_puzzles(path):
+        root = GAME.parse_state(puzzle.position)
+        later = [s for s in solver_steps(puzzle) if s[0] != root and len(s[1].answers) > 1]
+        if later:
+            break
+    else:
+        pytest.fail("no shipped puzzle has equally good answers after its first")
+    state, step, left = later[0]
+    turns = search.turns(state, puzzle.player, left)
+    for text, then in step.answers:
+        assert turns[GAME.parse_action(state, text)] is not None
+        line = [*line_to(puzzle, state), text]
+        assert node_after(puzzle, line) == then
+    check_puzzle(puzzle)
+
+
+def line_to(puzzle: Puzzle, target: Any) -> list[str]:
+    """The actions of the puzzle's tree from its position to ``target``."""
+    pending = [(GAME.parse_state(puzzle.position), puzzle.tree, [])]
+    while pending:
+        here, step, line = pending.pop()
+        if here == target:
+            return line
+        if step.reply is not None:
+            assert step.then is not None
+            after = GAME.apply(here, GAME.parse_action(here, step.reply))
+            pending.append((after, step.then, [*line, step.reply]))
+            continue
+        for text, then in step.answers:
+            if then is not None:
+                after = GAME.apply(here, GAME.parse_action(here, text))
+                pending.append((after, then, [*line, text]))
+    raise AssertionError("not in the tree")
