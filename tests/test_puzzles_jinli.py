@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 import boardlab
+from optional import need
 
-pytest.importorskip("numba")
+need("numba")
 
 from boardlab.core.i18n import use_language
 from boardlab.games.jinli.wins import HORIZON, JinLiWins, reference_turns
