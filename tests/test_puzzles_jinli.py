@@ -14,12 +14,12 @@ from optional import need
 
 need("numba")
 
-from boardlab.core.i18n import use_language
-from boardlab.games.jinli.wins import HORIZON, JinLiWins, reference_turns
-from boardlab.puzzles.check import PuzzleError, check_puzzle, check_puzzles
-from boardlab.puzzles.make import make_puzzles
-from boardlab.puzzles.pick import explain, node_after, solver_values
-from boardlab.puzzles.puzzle import Puzzle, Step, read_puzzles, shipped_path
+from boardlab.core.i18n import use_language  # noqa: E402
+from boardlab.games.jinli.wins import HORIZON, JinLiWins, reference_turns  # noqa: E402
+from boardlab.puzzles.check import PuzzleError, check_puzzle, check_puzzles  # noqa: E402
+from boardlab.puzzles.make import make_puzzles  # noqa: E402
+from boardlab.puzzles.pick import explain, node_after, solver_values  # noqa: E402
+from boardlab.puzzles.puzzle import Puzzle, Step, read_puzzles, shipped_path  # noqa: E402
 
 GAME = boardlab.new_game("jinli")
 #: The card's example: d3-d4 lands next to three koi, 7 + 3 = 10 points, the target.
