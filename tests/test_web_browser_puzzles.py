@@ -94,6 +94,10 @@ def test_a_puzzle_solved_by_clicks_with_the_replies_from_the_tree(page: Any, url
     page.goto(f"{url}/puzzles/{puzzle.id}")
     assert page.get_attribute("#puzzle", "data-id") == puzzle.id
     assert page.inner_text("#task-words") == web_puzzles.task(puzzle)
+    position = puzzle.new_game().from_position_string(puzzle.position)
+    board = position.game.board_model(position.state)
+    shown = page.locator("#players .tallies").all_inner_texts()
+    assert shown == [" · ".join(map(str, side)) for side in board.tallies]  # the score
     solve(page, puzzle, puzzle.tree, [])
     assert "Solved!" in page.inner_text("#verdict")
     page.wait_for_selector("#puzzle[data-rated=true]")

@@ -276,8 +276,35 @@ function render() {
   renderStatus();
   renderTask();
   renderScores();
+  renderPlayers();
   $("solution").hidden = phase !== "failed";
   $("next").disabled = phase === "loading" || phase === "replying" || (busy && phase !== "empty");
+}
+
+// Both players with their points and what they hold (a score to reach decides many
+// puzzles), the one to act marked.
+function renderPlayers() {
+  const box = $("players");
+  box.replaceChildren();
+  if (!view) return;
+  view.players.forEach((name, k) => {
+    const row = document.createElement("div");
+    row.className = "player" + (view.to_act === k ? " to-act" : "");
+    row.style.setProperty("--who", view.colours[k]);
+    const title = document.createElement("div");
+    title.className = "name";
+    title.textContent = name;
+    if (puzzle && puzzle.player === k) {
+      const you = document.createElement("small");
+      you.textContent = " " + _("you");
+      title.append(you);
+    }
+    const tallies = document.createElement("div");
+    tallies.className = "tallies";
+    tallies.textContent = view.tallies[k].join(" · ");
+    row.append(title, tallies);
+    box.append(row);
+  });
 }
 
 function renderStatus() {
