@@ -180,3 +180,61 @@ def test_the_migration_keeps_every_game_and_its_actions(database: str) -> None:
         assert (stored.rated, stored.accounts) == (False, (None, None))
     finally:
         store.close()
+
+
+def test_pages_speak_german_and_the_form_offers_rated_only_when_signed_in(app: Any) -> None:
+    with browsers(app, 2) as (ana, guest):
+        assert 'name="rated"' not in guest.get("/new/galatjang").text
+        sign_up(ana, "Ana")
+        form = ana.get("/new/galatjang").text
+        assert 'name="rated"' in form and "default rules" in form
+        german = {"accept-language": "de"}
+        assert "Bestenliste" in guest.get("/players", headers=german).text
+        profile = guest.get("/@/Ana", headers=german).text
+        assert "Wertungen" in profile and "Noch keine gewerteten Partien." in profile
+
+
+def test_a_rated_game_the_rules_end_moves_the_ratings_with_its_last_action(
+    database: str,
+) -> None:
+    """The group commit's path: the action that ends the game and the ratings are one
+    transaction (``store.rate_end`` on the driver's cursor)."""
+    from boardlab.web.store import AccountRow, Store
+
+    store = Store(database)
+    try:
+        with store.session() as session:
+            session.add_all([AccountRow(name=n, key=n.lower(), password="x") for n in "AB"])
+        with store.reading() as session:
+            a, b = session.scalars(select(AccountRow.id).order_by(AccountRow.id)).all()
+        kind = "galatjang"
+        rated = store.create(kind, {}, ["human", "human"], "me", accounts=[a, b], rated=True)
+        draw = store.create(kind, {}, ["human", "human"], "me", accounts=[a, b], rated=True)
+        store.append(rated, 0, "s1", "*")
+        assert ratings_of(store) == {}
+        store.append(rated, 1, "n1", boardlab.new_game(kind).players[1])  # North wins
+        store.append(draw, 0, "s1", "draw")
+        first = [bounded(update(Rating(), [(Rating(), s)])) for s in (0.0, 1.0)]
+        second = [bounded(update(first[k], [(first[1 - k], 0.5)])) for k in (0, 1)]
+        found = ratings_of(store)
+        for k, account in enumerate((a, b)):
+            want = second[k]
+            assert found[account] == pytest.approx(
+                (want.rating, want.deviation, want.volatility, 2)
+            )
+        assert store.load(rated).headers == {
+            "SouthRating": "1500?",
+            "SouthRatingDiff": "-162",
+            "NorthRating": "1500?",
+            "NorthRatingDiff": "+162",
+        }
+    finally:
+        store.close()
+
+
+def ratings_of(store: Any) -> dict[int, tuple[float, float, float, int]]:
+    with store.reading() as session:
+        return {
+            row.account_id: (row.rating, row.deviation, row.volatility, row.games)
+            for row in session.scalars(select(RatingRow))
+        }

@@ -129,6 +129,8 @@ class Profile:
     ratings: list[Standing]
     history: dict[str, list[float]]
     games: list[StoredGame]
+    #: the names of the accounts that held the games' seats, by id
+    names: dict[int, str]
 
 
 # ---------------------------------------------------------------------- the rules
@@ -430,7 +432,12 @@ class AccountStore:
             ).all()
             # only the games it played under its name: not its games against the AI
             played = [r for r in rows if account.id in (r.seat_accounts or ())][:limit]
-            return Profile(account, ratings, history, [_stored(r, ()) for r in played])
+            held = {a for r in played for a in r.seat_accounts or () if a is not None}
+            found = session.execute(
+                select(AccountRow.id, AccountRow.name).where(AccountRow.id.in_(held))
+            ).all()
+            names = {account_id: name for account_id, name in found}
+            return Profile(account, ratings, history, [_stored(r, ()) for r in played], names)
 
     def leaderboard(self, game: str, limit: int = 50) -> list[Standing]:
         """The best ``limit`` ratings at ``game`` that are not provisional."""

@@ -778,7 +778,7 @@ def edit_tools(game_id: str) -> list[dict[str, Any]]:
 
 
 #: The rating chart's size and margins (the SVG's own units; it scales to its box).
-CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, CHART_BOTTOM, CHART_PAD = 600, 220, 48, 28, 10
+CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, CHART_BOTTOM, CHART_PAD = 600, 220, 60, 30, 10
 
 
 def rating_chart(ratings: list[float]) -> dict[str, Any]:

@@ -331,13 +331,17 @@ async def profile_page(request: Request, name: str) -> Response:
         }
         for standing in found.ratings
     ]
-    return page(
-        request,
-        "profile.html",
-        player=found.account.name,
-        ratings=ratings,
-        mine=pages.game_list(found.games),
-    )
+    rows = pages.game_list(found.games)
+    for row, stored in zip(rows, found.games, strict=True):  # the seats by their accounts
+        game = boardlab.new_game(stored.game, **stored.options)
+        who = [
+            _("{name} ({side})").format(name=found.names[held], side=game.player_name(k))
+            if held in found.names
+            else game.player_name(k)
+            for k, held in enumerate(stored.accounts)
+        ]
+        row["seats"] = _("{first} vs {second}").format(first=who[0], second=who[1])
+    return page(request, "profile.html", player=found.account.name, ratings=ratings, mine=rows)
 
 
 @router.get("/players", response_class=HTMLResponse)
