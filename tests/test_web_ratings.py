@@ -238,3 +238,25 @@ def ratings_of(store: Any) -> dict[int, tuple[float, float, float, int]]:
             row.account_id: (row.rating, row.deviation, row.volatility, row.games)
             for row in session.scalars(select(RatingRow))
         }
+
+
+def test_a_rated_games_rematch_is_rated_between_the_same_accounts(app: Any) -> None:
+    with browsers(app, 2) as (ana, ben):
+        sign_up(ana, "Ana")
+        sign_up(ben, "Ben")
+        game_id = online_game(ana)
+        assert join(ben, ana, game_id).status_code == 303
+        resign(ben, game_id)
+        answer = ben.post(f"/api/games/{game_id}/rematch")
+        assert answer.status_code == 200, answer.text
+        first, again = (app.state.site.store.load(g) for g in (game_id, answer.json()["id"]))
+        assert again.rated and again.accounts == (first.accounts[1], first.accounts[0])
+        for http in (ana, ben):  # each player's games hold it, whoever asked for it
+            assert again.id in {g["id"] for g in http.get("/api/account/games").json()}
+        assert ana.post(f"/rematch/{game_id}", follow_redirects=False).status_code == 303
+        resign(ana, again.id)  # Ana, now North, resigns: Ben wins this one
+        assert {games for *_, games in ratings(app).values()} == {2}
+        deleted = ben.post("/api/account/delete", json={"password": PASSWORD})
+        assert deleted.status_code == 200, deleted.text
+        assert app.state.site.store.load(again.id).accounts == (None, first.accounts[0])
+        assert set(ratings(app)) == {first.accounts[0]}  # Ben's ratings went with him

@@ -375,7 +375,12 @@ class AccountStore:
                         DELETED_NAME if n and name_key(n) == name_key(account.name) else n
                         for n in game.names
                     ]
-            for table in (SessionRow, AccountGameRow):
+                if game.seat_accounts and account.id in game.seat_accounts:
+                    # its seats held by no one now: a later account may get its id
+                    game.seat_accounts = [
+                        None if a == account.id else a for a in game.seat_accounts
+                    ]
+            for table in (SessionRow, AccountGameRow, RatingRow, RatingHistoryRow):
                 session.execute(delete(table).where(table.account_id == account.id))
             session.execute(delete(AccountRow).where(AccountRow.id == account.id))
 

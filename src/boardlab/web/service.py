@@ -775,6 +775,8 @@ class GameService:
                 seat_keys=[keys[1], keys[0]],
                 clock=fresh_clock(stored.clock),
                 names=[stored.names[1], stored.names[0]],
+                accounts=[stored.accounts[1], stored.accounts[0]],
+                rated=stored.rated,
             )
         )
 

@@ -508,6 +508,12 @@ class Store:
             session.add_all(
                 ActionRow(game_id=game_id, ply=k, action=a) for k, a in enumerate(actions)
             )
+            # the game is among the games of each account holding a seat (a rematch too)
+            session.add_all(
+                AccountGameRow(account_id=a, game_id=game_id)
+                for a in dict.fromkeys(accounts)
+                if a is not None
+            )
         return game_id
 
     def load(self, game_id: str) -> StoredGame:
@@ -725,6 +731,8 @@ class Store:
                 rated_seat(held[1 - seat], account)
             held[seat] = account
             row.seat_accounts = held
+            if account is not None:
+                session.merge(AccountGameRow(account_id=account, game_id=game_id))
             row.seat_keys, row.open_seat, row.listed = list(keys), None, False
             names = list(row.names or [None, None])
             names[seat] = name
