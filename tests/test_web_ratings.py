@@ -260,3 +260,22 @@ def test_a_rated_games_rematch_is_rated_between_the_same_accounts(app: Any) -> N
         assert deleted.status_code == 200, deleted.text
         assert app.state.site.store.load(again.id).accounts == (None, first.accounts[0])
         assert set(ratings(app)) == {first.accounts[0]}  # Ben's ratings went with him
+
+
+def test_the_lobby_says_which_games_are_rated(app: Any) -> None:
+    with browsers(app, 2) as (ana, guest):
+        sign_up(ana, "Ana")
+        rated = online_game(ana, lobby="true")
+        unrated = online_game(ana, rated=False, lobby="true")
+        rows = {
+            found.group(1): found.group(0)
+            for found in re.finditer(
+                r"<tr>(?:(?!</tr>).)*?/lobby/([\w-]+)(?:(?!</tr>).)*</tr>",
+                guest.get("/lobby").text,
+                re.S,
+            )
+        }
+        assert "signed-in players only" in rows[rated]
+        assert "signed-in players only" not in rows[unrated]
+        refused = guest.post(f"/lobby/{rated}", follow_redirects=False)
+        assert refused.status_code == 400 and "sign in" in refused.text

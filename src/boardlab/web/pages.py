@@ -376,6 +376,7 @@ def lobby_list(games: list[StoredGame]) -> list[dict[str, Any]]:
                 "side": game.player_name(seat),
                 "colour": game.colours[seat],
                 "since": format_when(stored.updated),
+                "rated": stored.rated,
             }
         )
     return rows
