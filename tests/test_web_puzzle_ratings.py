@@ -171,6 +171,12 @@ class Counting:
     def rate_puzzle(self, *args: Any) -> tuple[glicko.Rating, glicko.Rating | None]:
         return self.inner.rate_puzzle(*args)
 
+    def puzzle_player(self, account_id: int) -> glicko.Rating | None:
+        return self.inner.puzzle_player(account_id)
+
+    def rate_player(self, *args: Any) -> tuple[glicko.Rating, glicko.Rating]:
+        return self.inner.rate_player(*args)
+
 
 def test_a_process_reads_the_ratings_once_in_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
     """Picking reads the map, not the store: once, then again after ``REFRESH_SECONDS``

@@ -442,3 +442,55 @@ def page_data(html: str) -> dict[str, Any]:
     assert found, "the page carries its puzzle"
     data: dict[str, Any] = json.loads(found.group(1))
     return data
+
+
+@needs_puzzles
+def test_a_signed_in_players_rating_is_kept_with_the_account(database: str) -> None:
+    """On SQLite and PostgreSQL: a signed-in player's first attempt starts from the
+    rating their browser kept as a guest; the account keeps the new one, later attempts
+    start from it whatever a browser sends, and the puzzles page of another browser
+    signed in to the account shows it. A guest's rating stays in the browser."""
+    from boardlab.web.app import create_app
+    from web_support import TESTING, browsers
+
+    puzzles_of = SHIPPED[FIRST]
+    guest_kept, sent_later = glicko.Rating(1700, 90, 0.06), glicko.Rating(900, 300, 0.06)
+    credentials = {"name": "Ana", "password": "koi and seeds"}
+
+    def attempt(http: Any, puzzle: Puzzle, player: glicko.Rating, solved: bool) -> Any:
+        answer = http.post(
+            f"/api/puzzles/{puzzle.id}/attempt", json={"rating": player.to_dict(), "solved": solved}
+        )
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    with browsers(create_app(database, workers=1, limits=TESTING), 3) as (one, two, guest):
+        for http in (one, two, guest):
+            assert http.get("/puzzles").status_code == 200  # each its browser cookie
+        assert page_data(one.get("/puzzles").text)["player"] is None  # a guest
+        assert one.post("/api/account/signup", json=credentials).status_code == 200
+        assert page_data(one.get("/puzzles").text)["player"] is None  # no attempt yet
+
+        first = puzzles_of[0]
+        found = attempt(one, first, guest_kept, True)
+        expected = glicko.attempt(guest_kept, first_of(first), True)[0]
+        assert found["before"] == guest_kept.rating
+        assert found["rating"] == pytest.approx(expected.to_dict())
+
+        # another browser signed in: the account's rating, not the one it sends
+        assert two.post("/api/account/signin", json=credentials).status_code == 200
+        shown = page_data(two.get("/puzzles").text)["player"]
+        assert shown == pytest.approx(expected.to_dict())
+        second = puzzles_of[1]
+        found = attempt(two, second, sent_later, False)
+        assert found["before"] == pytest.approx(expected.rating)
+        after = glicko.attempt(expected, first_of(second), False)[0]
+        assert found["rating"] == pytest.approx(after.to_dict())
+
+        # a guest's attempt rates the rating it sends, and nothing is kept for it
+        found = attempt(guest, second, sent_later, True)
+        assert found["before"] == sent_later.rating
+        assert page_data(guest.get("/puzzles").text)["player"] is None
+    with client(database) as again:  # kept across a restart
+        assert again.post("/api/account/signin", json=credentials).status_code == 200
+        assert page_data(again.get("/puzzles").text)["player"] == pytest.approx(after.to_dict())

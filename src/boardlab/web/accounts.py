@@ -42,6 +42,7 @@ from boardlab.web.store import (
     AccountGameRow,
     AccountRow,
     GameRow,
+    PuzzlePlayerRow,
     RatingHistoryRow,
     RatingRow,
     SessionRow,
@@ -380,7 +381,8 @@ class AccountStore:
                     game.seat_accounts = [
                         None if a == account.id else a for a in game.seat_accounts
                     ]
-            for table in (SessionRow, AccountGameRow, RatingRow, RatingHistoryRow):
+            kept = (SessionRow, AccountGameRow, RatingRow, RatingHistoryRow, PuzzlePlayerRow)
+            for table in kept:
                 session.execute(delete(table).where(table.account_id == account.id))
             session.execute(delete(AccountRow).where(AccountRow.id == account.id))
 

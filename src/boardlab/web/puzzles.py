@@ -175,6 +175,13 @@ class RatingKeeper(Protocol):
         tried: int | None,
         rate: Callable[[glicko.Rating], glicko.Rating],
     ) -> tuple[glicko.Rating, glicko.Rating | None]: ...
+    def puzzle_player(self, account_id: int) -> glicko.Rating | None: ...
+    def rate_player(
+        self,
+        account_id: int,
+        first: glicko.Rating,
+        rate: Callable[[glicko.Rating], glicko.Rating],
+    ) -> tuple[glicko.Rating, glicko.Rating]: ...
 
 
 class MemoryRatings:
@@ -186,6 +193,7 @@ class MemoryRatings:
         self._lock = threading.Lock()
         self._ratings: dict[str, glicko.Rating] = {}
         self._tried: dict[int, None] = {}  # in the order made, the oldest first
+        self._players: dict[int, glicko.Rating] = {}
 
     def puzzle_ratings(self) -> dict[str, glicko.Rating]:
         with self._lock:
@@ -206,6 +214,21 @@ class MemoryRatings:
             if len(self._tried) > MOST_TRIES:
                 del self._tried[next(iter(self._tried))]
             after = self._ratings[puzzle_id] = rate(before)
+            return before, after
+
+    def puzzle_player(self, account_id: int) -> glicko.Rating | None:
+        with self._lock:
+            return self._players.get(account_id)
+
+    def rate_player(
+        self,
+        account_id: int,
+        first: glicko.Rating,
+        rate: Callable[[glicko.Rating], glicko.Rating],
+    ) -> tuple[glicko.Rating, glicko.Rating]:
+        with self._lock:
+            before = self._players.get(account_id, first)
+            after = self._players[account_id] = rate(before)
             return before, after
 
 
@@ -237,16 +260,28 @@ class Ratings:
                     self._due = time.monotonic() + REFRESH_SECONDS
             return self._known
 
+    def player(self, account: int | None) -> glicko.Rating | None:
+        """A signed-in player's puzzle rating as kept with the account (None for a
+        guest, or before the account's first attempt). Blocking."""
+        return None if account is None else self.keeper.puzzle_player(account)
+
     def attempt(
-        self, puzzle_id: str, rating: Any, solved: bool, browser: str | None
+        self,
+        puzzle_id: str,
+        rating: Any,
+        solved: bool,
+        browser: str | None,
+        account: int | None = None,
     ) -> dict[str, Any]:
         """The player's new rating after an attempt at the puzzle, from the rating the
-        browser keeps (refused with ``RatingError``'s words when it is not one), against
-        the puzzle's rating as it stands; the puzzle's rating moved and kept when this
-        is ``browser``'s first attempt at it (None: a browser not known, which does not
-        count). Blocking: it writes to the store."""
+        browser keeps (refused with ``RatingError``'s words when it is not one), or for
+        a signed-in ``account`` the one kept with it (the browser's at its first
+        attempt), kept again; against the puzzle's rating as it stands. The puzzle's
+        rating is moved and kept when this is ``browser``'s first attempt at it (None:
+        a browser not known, which does not count). Blocking: it writes to the store."""
         puzzle = find(puzzle_id)
         player = glicko.Rating.from_dict(rating)
+        player = self.player(account) or player
         tried = None if browser is None else tried_key(puzzle.id, browser)
         before, after = self.keeper.rate_puzzle(
             puzzle.id,
@@ -255,6 +290,10 @@ class Ratings:
             lambda standing: glicko.attempt(player, standing, solved)[1],
         )
         mine, _puzzle = glicko.attempt(player, before, solved)
+        if account is not None:  # from the kept rating as it is now (attempts at once)
+            player, mine = self.keeper.rate_player(
+                account, player, lambda kept: glicko.attempt(kept, before, solved)[0]
+            )
         if after is not None:
             with self._lock:
                 if self._known is not None:  # a new map: a reader may hold the old one

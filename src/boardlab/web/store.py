@@ -203,6 +203,21 @@ class PuzzleRatingRow(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class PuzzlePlayerRow(Base):
+    """A signed-in player's puzzle rating (Glicko-2), kept with the account so that it
+    follows them to any browser; a guest's stays in the browser."""
+
+    __tablename__ = "puzzle_players"
+
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class PuzzleTryRow(Base):
     """A browser's first attempt at a puzzle, the one that moves the puzzle's rating:
     kept as a 64-bit digest of the two (``key``), in the order made (``n``), the
@@ -856,6 +871,38 @@ class Store:
             row.attempts += 1
             return before, after
 
+    def puzzle_player(self, account_id: int) -> Rating | None:
+        """An account's puzzle rating, None before its first attempt."""
+        with self.reading() as session:
+            row = session.get(PuzzlePlayerRow, account_id)
+            return None if row is None else _rating(row)
+
+    def rate_player(
+        self, account_id: int, first: Rating, rate: Callable[[Rating], Rating]
+    ) -> tuple[Rating, Rating]:
+        """An account's attempt at a puzzle, in one transaction: its rating before (the
+        stored one, else ``first``, the rating its browser kept as a guest) and the one
+        ``rate`` makes of it, stored. Attempts at once are one after the other."""
+        with self.session() as session:
+            session.execute(
+                self._insert_new(PuzzlePlayerRow).values(
+                    account_id=account_id, attempts=0, **first.to_dict()
+                )
+            )
+            row = session.get(
+                PuzzlePlayerRow, account_id, with_for_update=True, populate_existing=True
+            )
+            assert row is not None  # made just now, or before
+            before = _rating(row)
+            after = rate(before)
+            row.rating, row.deviation, row.volatility = (
+                after.rating,
+                after.deviation,
+                after.volatility,
+            )
+            row.attempts += 1
+            return before, after
+
     def _first_try(self, session: Session, tried: int) -> bool:
         """Keep ``tried`` (a browser's attempt at a puzzle) if it is new, forgetting the
         oldest past ``MOST_TRIES``; whether it was new. Looked up first: PostgreSQL
@@ -961,7 +1008,7 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def _rating(row: PuzzleRatingRow) -> Rating:
+def _rating(row: PuzzleRatingRow | PuzzlePlayerRow) -> Rating:
     return Rating(row.rating, row.deviation, row.volatility)
 
 

@@ -419,16 +419,20 @@ async def puzzle_attempt(
     request: Request, response: Response, puzzle_id: str, body: AttemptRequest
 ) -> dict[str, Any]:
     """The player's new rating after an attempt (Glicko-2, against the puzzle's rating
-    as it stands): the browser keeps it. The puzzle's rating moves too, by the
+    as it stands): a guest's browser keeps it; a signed-in player's is kept with the
+    account (the rating sent counts at its first attempt only). The puzzle's rating
+    moves too, by the
     browser's first attempt at it only (``puzzle.counted``; a request without the
     browser's cookie is not known, and gets one)."""
     known = request.cookies.get(COOKIE) == browser_id(request)
+    account = await account_of(request)
     found = await asyncio.to_thread(
         ratings_of(request).attempt,
         puzzle_id,
         body.rating,
         body.solved,
         browser_id(request) if known else None,
+        None if account is None else account.id,
     )
     browser(request, response)
     return found

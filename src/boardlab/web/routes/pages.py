@@ -307,8 +307,14 @@ async def one_puzzle_page(request: Request, puzzle_id: str) -> Response:
 
 
 async def puzzle_page(request: Request, mode: str, puzzle: dict[str, Any] | None) -> Response:
+    """The puzzles page, with a signed-in player's rating as the account keeps it (the
+    page keeps it in the browser too)."""
     games = await asyncio.to_thread(puzzles.games)
-    return page(request, "puzzles.html", mode=mode, puzzle=puzzle, games=games)
+    account = await account_of(request)
+    ratings = ratings_of(request)
+    kept = await asyncio.to_thread(ratings.player, None if account is None else account.id)
+    mine = None if kept is None else kept.to_dict()
+    return page(request, "puzzles.html", mode=mode, puzzle=puzzle, games=games, player=mine)
 
 
 @router.get("/games", response_class=HTMLResponse)

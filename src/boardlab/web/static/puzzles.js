@@ -46,6 +46,9 @@ function rating() {
 
 const streakMode = () => kept().mode === "streak";
 
+// A signed-in player's rating is the account's, wherever they sign in.
+if (data.player) keep({ rating: data.player });
+
 // ---------------------------------------------------------------- the board
 keepSpeed($("speed"));
 const board = new Board($("board"), {
@@ -133,7 +136,7 @@ async function attempt(wasSolved) {
   try {
     const found = await postJSON(`/api/puzzles/${encodeURIComponent(puzzle.id)}/attempt`, { rating: before, solved: wasSolved });
     keep({ rating: found.rating });
-    change = { before: Math.round(before.rating), after: Math.round(found.rating.rating) };
+    change = { before: Math.round(found.before), after: Math.round(found.rating.rating) };
   } catch (error) {
     say(error.message, "error");
   }
