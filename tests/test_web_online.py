@@ -499,19 +499,22 @@ def test_a_page_watching_learns_of_a_loss_on_time_unasked(people: list[Any]) -> 
     service = creator.app.state.service  # type: ignore[attr-defined]
 
     def hurry() -> None:
-        """South has 0.8 s left: the live room's clock (the game lives in memory, so the
-        stored row is not read again) and its timer, set in the server's event loop."""
+        """South has 0.8 s left from now: the live room's clock (the game lives in
+        memory, so the stored row is not read again) and its timer, set in the server's
+        event loop."""
+        from boardlab.web.clock import milliseconds
+
         room = service.rooms[game_id]
-        room.stored = dataclasses.replace(
-            room.stored, clock={**room.stored.clock, "left": [800, 300_000]}
-        )
+        running = room.stored.clock
+        left = [800 + milliseconds() - running["since"], 300_000]
+        room.stored = dataclasses.replace(room.stored, clock={**running, "left": left})
         service._arm(room)
 
-    creator.portal.call(hurry)  # type: ignore[union-attr]
-    hurried = time.monotonic()
     with spectator.websocket_connect(f"/ws/games/{game_id}") as socket:
         first = next_of(socket, "state")["state"]
         assert first["outcome"] is None and first["clock"]["running"] == 0
+        creator.portal.call(hurry)  # type: ignore[union-attr]
+        hurried = time.monotonic()
         flagged = next_of(socket, "state")["state"]  # nobody asked: the server's timer
         assert flagged["outcome"]["reason"] == "time" and flagged["outcome"]["winner"] == 1
     # flagged when the 0.8 s ran out, not when the five minutes would have
