@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -853,22 +853,7 @@ class Store:
             if tried is None or not self._first_try(session, tried):
                 row = session.get(PuzzleRatingRow, puzzle_id)
                 return (first if row is None else _rating(row)), None
-            values = first.to_dict()
-            session.execute(  # the row made, unless an attempt made it first
-                self._insert_new(PuzzleRatingRow).values(puzzle_id=puzzle_id, attempts=0, **values)
-            )
-            row = session.get(
-                PuzzleRatingRow, puzzle_id, with_for_update=True, populate_existing=True
-            )
-            assert row is not None  # made just now, or before
-            before = _rating(row)
-            after = rate(before)
-            row.rating, row.deviation, row.volatility = (
-                after.rating,
-                after.deviation,
-                after.volatility,
-            )
-            row.attempts += 1
+            before, after = self._rerate(session, PuzzleRatingRow, puzzle_id, first, rate)
             return before, after
 
     def puzzle_player(self, account_id: int) -> Rating | None:
@@ -884,24 +869,37 @@ class Store:
         stored one, else ``first``, the rating its browser kept as a guest) and the one
         ``rate`` makes of it, stored. Attempts at once are one after the other."""
         with self.session() as session:
-            session.execute(
-                self._insert_new(PuzzlePlayerRow).values(
-                    account_id=account_id, attempts=0, **first.to_dict()
-                )
-            )
-            row = session.get(
-                PuzzlePlayerRow, account_id, with_for_update=True, populate_existing=True
-            )
-            assert row is not None  # made just now, or before
-            before = _rating(row)
-            after = rate(before)
-            row.rating, row.deviation, row.volatility = (
-                after.rating,
-                after.deviation,
-                after.volatility,
-            )
-            row.attempts += 1
-            return before, after
+            return self._rerate(session, PuzzlePlayerRow, account_id, first, rate)
+
+    def _rerate(
+        self,
+        session: Session,
+        table: type[PuzzleRatingRow] | type[PuzzlePlayerRow],
+        key: Any,
+        first: Rating,
+        rate: Callable[[Rating], Rating],
+    ) -> tuple[Rating, Rating]:
+        """The rating kept in ``table``'s row ``key`` (made with ``first`` unless there)
+        before and after ``rate``, the row locked meanwhile: attempts at once are one
+        after the other, none lost."""
+        column = table.__mapper__.primary_key[0].name
+        session.execute(  # the row made, unless an attempt made it first
+            self._insert_new(table).values({column: key, "attempts": 0, **first.to_dict()})
+        )
+        row = cast(
+            "PuzzleRatingRow | PuzzlePlayerRow | None",
+            session.get(table, key, with_for_update=True, populate_existing=True),
+        )
+        assert row is not None  # made just now, or before
+        before = _rating(row)
+        after = rate(before)
+        row.rating, row.deviation, row.volatility = (
+            after.rating,
+            after.deviation,
+            after.volatility,
+        )
+        row.attempts += 1
+        return before, after
 
     def _first_try(self, session: Session, tried: int) -> bool:
         """Keep ``tried`` (a browser's attempt at a puzzle) if it is new, forgetting the
