@@ -368,18 +368,7 @@ async def sign_up_page(request: Request) -> Response:
 @router.post("/signup")
 async def sign_up(request: Request) -> Response:
     """A new account, signed in at once; this browser's games become its."""
-    form = await request.form()
-    name, password = form.get("name"), form.get("password")
-    try:
-        _account, token = await site_of(request).accounts.sign_up(
-            name, password, browser_id(request), client_key(request.scope), session_of(request)
-        )
-    except (RequestError, SignInRefused) as error:
-        shown = name if isinstance(name, str) else ""
-        return page(request, "signup.html", 400, typed=shown[:40], error=str(error))
-    response = redirect(request, "/games")
-    begin_session(request, response, token)
-    return response
+    return await signed(request, site_of(request).accounts.sign_up, "signup.html", 400)
 
 
 @router.get("/signin", response_class=HTMLResponse)
@@ -391,15 +380,21 @@ async def sign_in_page(request: Request) -> Response:
 async def sign_in(request: Request) -> Response:
     """A new session (never one the browser had); this browser's games become the
     account's. A refusal says the same whether the name exists or not."""
+    return await signed(request, site_of(request).accounts.sign_in, "signin.html", 401)
+
+
+async def signed(request: Request, act: Any, template: str, refused: int) -> Response:
+    """The form's name and password given to ``act`` (sign up or in): the session begun
+    and the player sent to their games, or the form again with why, status ``refused``."""
     form = await request.form()
     name, password = form.get("name"), form.get("password")
     try:
-        _account, token = await site_of(request).accounts.sign_in(
+        _account, token = await act(
             name, password, browser_id(request), client_key(request.scope), session_of(request)
         )
     except (RequestError, SignInRefused) as error:
         shown = name if isinstance(name, str) else ""
-        return page(request, "signin.html", 401, typed=shown[:40], error=str(error))
+        return page(request, template, refused, typed=shown[:40], error=str(error))
     response = redirect(request, "/games")
     begin_session(request, response, token)
     return response
