@@ -149,6 +149,10 @@ class GameRow(Base):
     seat_accounts: Mapped[list[int | None] | None] = mapped_column(JSON, nullable=True)
     #: A rated game: its end moves both accounts' ratings (``RatingRow``).
     rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    #: A seek's rating range: only a player whose rating at the game lies within it
+    #: (both ends included) takes the open seat; None: anyone may.
+    rating_min: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rating_max: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
@@ -306,6 +310,38 @@ class RatingHistoryRow(Base):
     rating: Mapped[float] = mapped_column(Float)
     deviation: Mapped[float] = mapped_column(Float)
     played: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class ChallengeRow(Base):
+    """A challenge from one account to another (``web/challenges.py``): the game it
+    proposes, open until the challenged accepts (a game is made: ``game_id``) or
+    declines, the challenger cancels, or it expires."""
+
+    __tablename__ = "challenges"
+    __table_args__ = (
+        Index("ix_challenges_challenger", "challenger_id", "status"),
+        Index("ix_challenges_challenged", "challenged_id", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    challenger_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    challenged_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: ``[base, increment]`` seconds, None: no clock
+    clock: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    #: the challenger's side: ``0``, ``1`` or ``random`` (drawn when accepted)
+    side: Mapped[str] = mapped_column(String(16))
+    #: ``open``, ``accepted``, ``declined`` or ``cancelled`` (an open one past
+    #: ``expires`` is expired)
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: the hash of the secret the challenger was given for the seat of the game to come
+    challenger_key: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    expires: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 def default_url() -> str:
