@@ -1,0 +1,471 @@
+"""``boardlab connect``: an engine program plays online as a bot account, as lichess-bot
+does for chess (docs/engine.md, *Playing online*).
+
+The client talks to a boardlab server as its bot account (``Authorization: Bearer
+TOKEN``): it asks for the challenges made to the bot every few seconds, accepts those of
+games it plays (``accept``) while it has room (``games`` at once) and declines the
+others with the reason, and follows each of its games over the game's live socket (the
+seat's secret in ``X-Boardlab-Seat``, or the token alone for a seat the bot's account
+holds). When the bot is to act it gives the engine the position (``position fen``) and
+a move time from the clock (1/30 of what is left plus the increment, as ``boardlab
+engine`` spends a clock; the ``movetime`` without one), and plays its ``bestmove``.
+
+The engine is driven by ``engine:cmd=...`` (``boardlab.ai.engine``): one program per
+game, started with the game's id where the command says ``{game}`` (else after it, as
+``boardlab engine GAME`` takes it) and told the game's options with ``setoption``; it
+is ended when the game ends, when the client stops (Ctrl-C) or when it fails (the bot
+then resigns that game rather than lose it on time). A socket that drops is opened
+again, and the game picks up where it stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shlex
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import boardlab
+from boardlab.ai.base import Limit
+from boardlab.ai.engine import HANDSHAKE, EngineAgent
+from boardlab.core.errors import BoardlabError
+from boardlab.core.game import Game, Position
+from boardlab.core.i18n import _
+from boardlab.extras import require
+
+#: Seconds between two looks at the bot's challenges and games.
+POLL_SECONDS = 2.0
+#: Games a client plays at once, at most (the server bounds a bot's games too).
+MOST_GAMES = 8
+#: Seconds an HTTP request may take; a dropped socket is opened again after
+#: ``RECONNECT_SECONDS``, at most ``RECONNECTS`` times in a row.
+REQUEST_SECONDS = 15.0
+RECONNECT_SECONDS, RECONNECTS = 1.0, 30
+#: A move never takes more of the clock than this share, and keeps this margin (ms)
+#: for the way to the server.
+CLOCK_SHARE, CLOCK_MARGIN = 30, 300
+
+
+class ConnectError(BoardlabError):
+    """What stops the client, said in one line (a bad address or token, a server away)."""
+
+
+class Refused(BoardlabError):
+    """A request the server refused: its status and its one-sentence reason."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What ``boardlab connect`` was told."""
+
+    url: str
+    token: str
+    engine: str
+    games: int = 1
+    #: the games it accepts challenges to (None: every game)
+    accept: frozenset[str] | None = None
+    #: seconds a move takes in a game without a clock
+    movetime: float = 1.0
+    poll: float = POLL_SECONDS
+
+
+def check_settings(
+    url: str, token: str, engine: str, games: int = 1, accept: Iterable[str] | None = None
+) -> Settings:
+    """The settings, checked: each problem one sentence quoting what was given."""
+    base = server_url(url)
+    if not token.strip() or any(c.isspace() for c in token.strip()):
+        raise ConnectError(
+            _("the token is empty or has spaces in it: give the bot's API token as it was shown")
+        )
+    try:
+        words = shlex.split(engine)
+    except ValueError as error:
+        words, engine = [], f"{engine} ({error})"
+    if not words:
+        raise ConnectError(
+            _("bad engine {cmd!r}: give the command of a UGI engine").format(cmd=engine)
+        )
+    if not 1 <= games <= MOST_GAMES:
+        raise ConnectError(
+            _("bad --games {count}: choose a number from 1 to {most}").format(
+                count=games, most=MOST_GAMES
+            )
+        )
+    chosen = None
+    if accept is not None:
+        known = boardlab.game_ids()
+        chosen = frozenset(a.strip() for a in accept if a.strip())
+        for game_id in sorted(chosen):
+            if game_id not in known:
+                raise ConnectError(
+                    _("unknown game {game!r} in --accept: choose from {games}").format(
+                        game=game_id, games=", ".join(known)
+                    )
+                )
+    return Settings(base, token.strip(), engine, games, chosen)
+
+
+def server_url(url: str) -> str:
+    """The server's address without a trailing slash, or a ConnectError that says what
+    would do."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConnectError(
+            _("bad server address {url!r}: expected one like http://localhost:8000").format(url=url)
+        )
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+
+
+class Server:
+    """A boardlab server as the bot sees it: JSON over HTTP with its token."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url = url
+        self.token = token
+
+    def headers(self, seat: str | None = None) -> dict[str, str]:
+        found = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        if seat:
+            found["X-Boardlab-Seat"] = seat
+        return found
+
+    def request(
+        self, method: str, path: str, body: dict[str, Any] | None = None, seat: str | None = None
+    ) -> Any:
+        """The JSON answer; a ``Refused`` for a refusal, a ``ConnectError`` when the
+        server cannot be reached or answers something that is not boardlab's."""
+        data = None if body is None else json.dumps(body).encode()
+        headers = self.headers(seat)
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.url + path, data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_SECONDS) as answer:
+                return json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as error:
+            with contextlib.suppress(Exception):
+                message = json.loads(error.read()).get("error")
+                if isinstance(message, str):
+                    raise Refused(error.code, message) from None
+            raise Refused(error.code, f"HTTP {error.code} {error.reason}") from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise ConnectError(
+                _("cannot reach {url}: {reason}").format(url=self.url, reason=reason)
+            ) from None
+        except ValueError:
+            raise ConnectError(
+                _("{url} did not answer as a boardlab server (not JSON)").format(url=self.url)
+            ) from None
+
+    def socket_url(self, game_id: str) -> str:
+        parts = urlsplit(self.url)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        path = f"{parts.path}/ws/games/{quote(game_id, safe='')}"
+        return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+class GameEngine(EngineAgent):
+    """``engine:cmd=...`` for one game: told the game's options once it has started."""
+
+    def __init__(self, command: str, game: Game[Any]) -> None:
+        super().__init__(cmd=engine_command(command, game.id), timeout=5.0)
+        self.assignments = [a.split("=", 1) for a in game.option_assignments()]
+
+    def start(self) -> None:
+        fresh = self.process is None or self.process.poll() is not None
+        super().start()
+        if fresh and self.assignments:
+            for name, value in self.assignments:
+                self.send(f"setoption name {name} value {value}")
+            self.send("isready")
+            deadline = time.perf_counter() + HANDSHAKE
+            while not self.read(deadline, "readyok").startswith("readyok"):
+                pass
+
+
+def engine_command(command: str, game_id: str) -> str:
+    """The engine's command for a game: its id where ``{game}`` stands, else after it."""
+    if "{game}" in command:
+        return command.replace("{game}", shlex.quote(game_id))
+    return f"{command} {shlex.quote(game_id)}"
+
+
+def move_time(state: dict[str, Any], seat: int, movetime: float) -> float:
+    """Seconds the engine may think: 1/30 of the seat's clock plus the increment, less a
+    margin for the way to the server; ``movetime`` in a game without a clock."""
+    clock = state.get("clock")
+    if not clock:
+        return movetime
+    left = float(clock["left"][seat])
+    increment = float(clock.get("increment") or 0) * 1000
+    budget = min(left / CLOCK_SHARE + increment, left - CLOCK_MARGIN) - CLOCK_MARGIN / 3
+    return max(budget, 50.0) / 1000
+
+
+@dataclass
+class Table:
+    """One game the bot plays: its engine, the seats it holds, what it has answered."""
+
+    game_id: str
+    seat: str | None
+    you: list[int] = field(default_factory=list)
+    answered: int = -1  # the ply of the last action sent
+    next_id: int = 0
+    engine: GameEngine | None = None
+    over: bool = False
+
+
+class Bot:
+    """The client: challenges accepted or declined, each game played to its end."""
+
+    def __init__(self, settings: Settings, say: Callable[[str], None] = print) -> None:
+        self.settings = settings
+        self.server = Server(settings.url, settings.token)
+        self.say = say
+        self.tables: dict[str, Table] = {}
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.name = ""
+
+    # ------------------------------------------------------------------ the account
+    async def call(
+        self, method: str, path: str, body: dict[str, Any] | None = None, seat: str | None = None
+    ) -> Any:
+        return await asyncio.to_thread(self.server.request, method, path, body, seat)
+
+    async def sign_in(self) -> str:
+        """The bot's name, asked with its token: a bad token stops the client."""
+        try:
+            account = await self.call("GET", "/api/bot/account")
+        except Refused as refused:
+            if refused.status in (401, 403):
+                raise ConnectError(
+                    _("{url} does not take this token: {reason}").format(
+                        url=self.settings.url, reason=refused
+                    )
+                ) from None
+            if refused.status == 404:
+                raise ConnectError(
+                    _("{url} has no bot accounts (a boardlab server before bots?)").format(
+                        url=self.settings.url
+                    )
+                ) from None
+            raise ConnectError(str(refused)) from None
+        if not isinstance(account, dict) or not isinstance(account.get("name"), str):
+            raise ConnectError(
+                _("{url} did not answer as a boardlab server").format(url=self.settings.url)
+            )
+        self.name = account["name"]
+        return self.name
+
+    async def run(self) -> None:
+        """Play until stopped: challenges and games, every ``poll`` seconds."""
+        await self.sign_in()
+        self.say(
+            _("connected to {url} as {name}: waiting for challenges").format(
+                url=self.settings.url, name=self.name
+            )
+        )
+        try:
+            while True:
+                await self.look()
+                await asyncio.sleep(self.settings.poll)
+        finally:
+            await self.stop()
+
+    async def look(self) -> None:
+        """One look: the games the bot's account holds a seat in (after a restart), then
+        the challenges made to it."""
+        try:
+            games = await self.call("GET", "/api/bot/games")
+            for game_id in games.get("games", []):
+                if isinstance(game_id, str) and game_id not in self.tasks and self.has_room():
+                    self.start_game(game_id, None)
+            challenges = await self.call("GET", "/api/challenges")
+        except (Refused, ConnectError) as error:
+            self.say(_("the server refused: {reason}").format(reason=error))
+            return
+        for challenge in challenges.get("in", []):
+            await self.answer(challenge)
+
+    def has_room(self) -> bool:
+        return len(self.tasks) < self.settings.games
+
+    def why_not(self, challenge: dict[str, Any]) -> str | None:
+        """Why the bot declines a challenge (None: it plays it)."""
+        game_id = str(challenge.get("game"))
+        accept = self.settings.accept
+        if game_id not in boardlab.game_ids() or (accept is not None and game_id not in accept):
+            return _("this bot does not play {game}").format(game=game_id)
+        options = challenge.get("options") or {}
+        try:
+            boardlab.new_game(game_id, **options)
+        except BoardlabError as error:
+            return _("this bot does not play these options: {error}").format(error=error)
+        return None
+
+    async def answer(self, challenge: dict[str, Any]) -> None:
+        ident = quote(str(challenge.get("id")), safe="")
+        reason = self.why_not(challenge)
+        try:
+            if reason is not None:
+                await self.call("POST", f"/api/challenges/{ident}/decline", {"reason": reason})
+                self.say(_("declined challenge {id}: {reason}").format(id=ident, reason=reason))
+                return
+            if not self.has_room():
+                return  # it waits for a game to end (or expires)
+            taken = await self.call("POST", f"/api/challenges/{ident}/accept", {})
+        except Refused as refused:
+            self.say(_("challenge {id}: {reason}").format(id=ident, reason=refused))
+            return
+        self.say(_("accepted challenge {id}: game {game}").format(id=ident, game=taken["game"]))
+        self.start_game(str(taken["game"]), taken.get("seat"))
+
+    # ------------------------------------------------------------------ its games
+    def start_game(self, game_id: str, seat: str | None) -> None:
+        table = Table(game_id, seat)
+        self.tables[game_id] = table
+        task = asyncio.create_task(self.follow(table))
+        self.tasks[game_id] = task
+        task.add_done_callback(lambda _task: self.tasks.pop(game_id, None))
+
+    async def follow(self, table: Table) -> None:
+        """Play one game to its end over its socket, opening it again when it drops."""
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import WebSocketException
+
+        tries = 0
+        try:
+            while not table.over and tries < RECONNECTS:
+                try:
+                    async with connect(
+                        self.server.socket_url(table.game_id),
+                        additional_headers=self.server.headers(table.seat),
+                        open_timeout=REQUEST_SECONDS,
+                        proxy=None,
+                    ) as socket:
+                        tries = 0
+                        table.answered = -1  # the game is sent afresh: answer what it shows
+                        async for message in socket:
+                            await self.hear(table, json.loads(message), socket.send)
+                            if table.over:
+                                return
+                except (OSError, WebSocketException, TimeoutError):
+                    pass
+                if not table.over:
+                    if tries == 0:
+                        self.say(
+                            _("game {game}: the connection dropped; opening it again").format(
+                                game=table.game_id
+                            )
+                        )
+                    tries += 1
+                    await asyncio.sleep(RECONNECT_SECONDS)
+            if not table.over:
+                self.say(_("game {game}: the server cannot be reached").format(game=table.game_id))
+        finally:
+            self.close(table)
+
+    async def hear(self, table: Table, message: dict[str, Any], send: Callable[[str], Any]) -> None:
+        kind = message.get("type")
+        if kind == "welcome":
+            table.you = list(message.get("you", []))
+            if not table.you:
+                self.say(_("game {game}: this bot holds no seat in it").format(game=table.game_id))
+                table.over = True
+        elif kind == "state":
+            await self.turn(table, message["state"], send)
+        elif kind == "error" and message.get("status") != 409:  # 409: the game moved on
+            self.say(
+                _("game {game}: {reason}").format(game=table.game_id, reason=message.get("message"))
+            )
+        elif kind == "error" and message.get("status") == 409:
+            table.answered = -1
+
+    async def turn(self, table: Table, state: dict[str, Any], send: Callable[[str], Any]) -> None:
+        """Act if the bot is to act and has not answered this ply."""
+        outcome = state.get("outcome")
+        if outcome is not None:
+            table.over = True
+            self.say(
+                _("game {game} is over: {result}").format(
+                    game=table.game_id, result=outcome.get("sentence") or outcome.get("result")
+                )
+            )
+            return
+        seat, ply = state.get("to_act"), int(state["ply"])
+        if seat not in table.you or ply == table.answered or state.get("open_seat") is not None:
+            return
+        table.answered = ply
+        try:
+            action = await asyncio.to_thread(self.think, table, state, seat)
+        except BoardlabError as fault:  # the engine failed (crashed, silent, illegal)
+            self.say(
+                _("game {game}: the engine failed ({reason}); resigning").format(
+                    game=table.game_id, reason=fault
+                )
+            )
+            await send(json.dumps({"type": "resign", "ply": ply}))
+            return
+        table.next_id += 1
+        await send(json.dumps({"type": "play", "id": table.next_id, "ply": ply, "action": action}))
+
+    def think(self, table: Table, state: dict[str, Any], seat: int) -> str:
+        """The engine's action in the state's position, as a string."""
+        options = dict(a.split("=", 1) for a in state.get("options", []))
+        game = boardlab.new_game(state["game"], **options)
+        position = Position(game, game.parse_state(state["position"]))
+        if table.engine is None:
+            table.engine = GameEngine(self.settings.engine, game)
+        seconds = move_time(state, seat, self.settings.movetime)
+        choice = table.engine.choose(position, Limit(time=seconds))
+        return position.action_string(choice.action)
+
+    def close(self, table: Table) -> None:
+        engine, table.engine = table.engine, None
+        if engine is not None:
+            engine.close()
+        self.tables.pop(table.game_id, None)
+
+    async def stop(self) -> None:
+        """End every game's task and engine (the games go on without the bot)."""
+        tasks = list(self.tasks.values())
+        for task in tasks:
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for table in list(self.tables.values()):
+            self.close(table)
+
+
+async def play_one(
+    settings: Settings, game_id: str, seat: str | None, say: Callable[[str], None] = print
+) -> None:
+    """Play one game to its end with a seat's secret (no account needed)."""
+    bot = Bot(settings, say)
+    bot.start_game(game_id, seat)
+    try:
+        await bot.tasks[game_id]
+    finally:
+        await bot.stop()
+
+
+def connect(settings: Settings, say: Callable[[str], None] = print) -> None:
+    """Run the client until Ctrl-C (engines ended on the way out)."""
+    require("web", "boardlab connect", "websockets")
+    asyncio.run(Bot(settings, say).run())
+
+
+__all__ = ["Bot", "ConnectError", "Settings", "check_settings", "connect", "play_one"]

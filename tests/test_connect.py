@@ -1,0 +1,150 @@
+"""``boardlab connect``'s client (boardlab.connect): its settings checked, the engine's
+command and move time, and a game played to its end over the live socket with a seat's
+secret, through a server that restarts mid-game."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from optional import need
+
+need("fastapi")
+
+from boardlab.connect import (  # noqa: E402
+    ConnectError,
+    Settings,
+    check_settings,
+    engine_command,
+    move_time,
+    play_one,
+)
+from web_support import LiveServer  # noqa: E402
+
+ENGINE = f"{shlex.quote(sys.executable)} -m boardlab engine --agent random"
+
+
+@pytest.mark.parametrize(
+    ("url", "token", "engine", "games", "accept", "words"),
+    [
+        ("localhost:8000", "t", "e", 1, None, "bad server address 'localhost:8000'"),
+        ("ftp://host", "t", "e", 1, None, "expected one like http://localhost:8000"),
+        ("http://host", " ", "e", 1, None, "the token is empty"),
+        ("http://host", "a b", "e", 1, None, "has spaces"),
+        ("http://host", "t", " ", 1, None, "bad engine ' '"),
+        ("http://host", "t", "'open", 1, None, "bad engine"),
+        ("http://host", "t", "e", 0, None, "bad --games 0: choose a number from 1 to 8"),
+        ("http://host", "t", "e", 1, ["chess"], "unknown game 'chess' in --accept"),
+    ],
+)
+def test_bad_settings_are_one_line(
+    url: str, token: str, engine: str, games: int, accept: list[str] | None, words: str
+) -> None:
+    with pytest.raises(ConnectError, match=words.replace("(", r"\(")) as refused:
+        check_settings(url, token, engine, games, accept)
+    assert "\n" not in str(refused.value)
+
+
+def test_settings_checked() -> None:
+    settings = check_settings("http://host:8/base/", " tok ", "eng", 2, ["linja", ""])
+    assert (settings.url, settings.token, settings.games) == ("http://host:8/base", "tok", 2)
+    assert settings.accept == frozenset({"linja"})
+
+
+def test_engine_command_takes_the_game() -> None:
+    assert engine_command("boardlab engine --agent hard", "linja") == (
+        "boardlab engine --agent hard linja"
+    )
+    assert engine_command("./eng --game {game} -q", "linja") == "./eng --game linja -q"
+
+
+def test_move_time_from_the_clock() -> None:
+    assert move_time({"clock": None}, 0, 0.5) == 0.5
+    clock = {"clock": {"left": [60_000, 1_000], "increment": 2}}
+    assert move_time(clock, 0, 9) == pytest.approx((2000 + 2000 - 100) / 1000)
+    # a clock nearly gone: never past what is left (less the margin), never below 50 ms
+    assert move_time(clock, 1, 9) == pytest.approx((1000 - 300 - 100) / 1000)
+    assert move_time({"clock": {"left": [100, 100], "increment": 0}}, 0, 9) == 0.05
+
+
+def test_a_bad_address_is_one_line(tmp_path: Path) -> None:
+    from boardlab.connect import Bot
+
+    port = LiveServer(tmp_path / "none.db").port  # nothing listens there
+    bot = Bot(check_settings(f"http://127.0.0.1:{port}", "t", "e"), print)
+    with pytest.raises(ConnectError, match=r"cannot reach http://127\.0\.0\.1:\d+"):
+        asyncio.run(bot.sign_in())
+
+
+def new_ai_game(url: str) -> tuple[str, str]:
+    """A Jin Li game against the beginner, made by the form: its id and seat secret."""
+    form = b"opponent=beginner&seat=0&stones=5&target=5"
+
+    class Keep(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(Keep)
+    try:
+        opener.open(urllib.request.Request(f"{url}/new/jinli", form, method="POST"))
+        raise AssertionError("the form did not redirect")
+    except urllib.error.HTTPError as answer:
+        assert answer.code == 303
+        game_id = str(answer.headers["location"]).rsplit("/", 1)[1]
+        cookies = answer.headers.get_all("set-cookie")
+    seat = next(c for c in cookies if c.startswith(f"seat-{game_id}="))
+    return game_id, seat.split("=", 1)[1].split(";", 1)[0]
+
+
+def state_of(url: str, game_id: str) -> dict[str, Any]:
+    import json
+
+    with urllib.request.urlopen(f"{url}/api/games/{game_id}") as answer:
+        found: dict[str, Any] = json.loads(answer.read())
+        return found
+
+
+def test_a_game_played_to_its_end_through_a_restart(tmp_path: Path) -> None:
+    """The client plays its seat with the seat's secret; the server is stopped after the
+    client's first action and started again: the client opens the socket again and
+    plays on to the end."""
+    server = LiveServer(tmp_path / "games.db")
+    server.start()
+    said: list[str] = []
+    try:
+        game_id, seat = new_ai_game(server.url)
+        settings = Settings(server.url, "unused", ENGINE, movetime=0.05)
+        gate = threading.Event()
+
+        def say(line: str) -> None:
+            said.append(line)
+
+        def run() -> None:
+            asyncio.run(play_one(settings, game_id, seat, say))
+            gate.set()
+
+        player = threading.Thread(target=run, daemon=True)
+        player.start()
+        deadline = time.monotonic() + 30
+        while state_of(server.url, game_id)["ply"] < 1:
+            assert time.monotonic() < deadline, said
+            time.sleep(0.05)
+        server.stop()
+        time.sleep(0.5)
+        server.start()
+        assert gate.wait(60), said
+        state = state_of(server.url, game_id)
+    finally:
+        server.stop()
+    assert state["outcome"] is not None and state["outcome"]["reason"] == "target", said
+    assert f"game {game_id}: the connection dropped; opening it again" in said
+    assert said[-1].startswith(f"game {game_id} is over: "), said
+    assert state["ply"] > 2
