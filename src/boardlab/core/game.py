@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.editing import SWITCH as SWITCH
@@ -23,6 +23,8 @@ from boardlab.core.i18n import N_, _, noun, pgettext
 from boardlab.core.options import OptionSchema, OptionValue
 
 State = TypeVar("State", bound=Hashable)
+#: The rules a game binds from its options, the last argument of its engine's functions.
+BoundRules = TypeVar("BoundRules")
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,8 @@ class Game(ABC, Generic[State]):
     #: it plays so only with the compiled kernels (``boardlab.ai.levels``).
     levels: ClassVar[Mapping[str, str]] = MappingProxyType({})
     compiled_levels: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    #: The palette of the position editor (``edit_tools``): empty for a game without one.
+    edit_palette: ClassVar[tuple[EditTool, ...]] = ()
     #: The options a variant study (``boardlab study``) compares when none are named:
     #: those that change how the game plays and have a few values each. Not ``first``
     #: (it only swaps the names) nor caps such as ``max_turns``.
@@ -240,8 +244,8 @@ class Game(ABC, Generic[State]):
     # ------------------------------------------------------------------ position editor
     def edit_tools(self) -> tuple[EditTool, ...]:
         """The palette of the position editor (an analysis board sets up any position
-        with it); empty for a game without an editor."""
-        return ()
+        with it): ``edit_palette``, empty for a game without an editor."""
+        return self.edit_palette
 
     def edit(self, text: str, tool: str, place: str | None = None) -> str:
         """The position string ``text`` changed by ``tool`` at ``place`` (a place's name in
@@ -426,6 +430,120 @@ class Game(ABC, Generic[State]):
     def __repr__(self) -> str:
         args = "".join(f", {a}" for a in self.option_assignments())
         return f"<Game {self.id}{args}>"
+
+
+class TurnState(Hashable, Protocol):
+    """A state that says who acts and how many turns are done, as fields."""
+
+    @property
+    def side(self) -> int: ...
+
+    @property
+    def turns(self) -> int: ...
+
+
+Turned = TypeVar("Turned", bound=TurnState)
+_Seen = TypeVar("_Seen", contravariant=True)
+_Bound = TypeVar("_Bound", contravariant=True)
+
+
+class Engine(Protocol[Turned, _Bound]):
+    """A game's rules as a module of plain functions over its states (``rules.py``), each
+    taking the rules bound from the options last."""
+
+    def legal_actions(self, state: Turned, rules: _Bound, /) -> list[int]: ...
+
+    def apply(self, state: Turned, action: int, rules: _Bound, /) -> Turned: ...
+
+    def end_reason(self, state: Turned, rules: _Bound, /) -> str | None:
+        """Why the game is over in ``state`` (a reason word of the game), or None."""
+
+
+class Presenter(Protocol[_Seen]):
+    """A game's presentation as a module of functions (``present.py``): the board model,
+    the anatomy of actions, narration, evaluation and the observation."""
+
+    def board_model(self, game: Any, state: _Seen, /) -> Board: ...
+
+    def action_parts(self, state: _Seen, action: int, /) -> ActionParts: ...
+
+    def narrate(self, game: Any, state: _Seen, action: int, /) -> list[Note]: ...
+
+    def evaluate(self, game: Any, state: _Seen, player: int, /) -> float: ...
+
+    def observation(self, game: Any, state: _Seen, player: int, /) -> list[float]: ...
+
+    def observation_layout(self, game: Any, /) -> tuple[Feature, ...]: ...
+
+
+class ModuleGame(Game[Turned], Generic[Turned, BoundRules]):
+    """A game whose rules are an engine module and whose presentation a presenter module:
+    the class names both (``engine = rules``, ``presenter = present``), binds the
+    engine's rules from the options once (``bind_rules``), and holds only what differs
+    from game to game: its declarations, text forms, drawing and checks, and any of
+    these methods its rules need otherwise. Each method here is one call into a module:
+    search and playouts call ``legal_actions`` and ``apply`` millions of times."""
+
+    engine: Engine[Turned, BoundRules]
+    presenter: Presenter[Turned]
+
+    def __init__(self, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(options, **kwargs)
+        self.rules: BoundRules = self.bind_rules()
+
+    @abstractmethod
+    def bind_rules(self) -> BoundRules:
+        """The engine's rules under these options (``self.options``), bound once."""
+
+    # ------------------------------------------------------------------ rules
+    def legal_actions(self, state: Turned) -> list[int]:
+        return self.engine.legal_actions(state, self.rules)
+
+    def apply(self, state: Turned, action: int) -> Turned:
+        return self.engine.apply(state, action, self.rules)
+
+    def outcome_of(self, state: Turned) -> Outcome | None:
+        reason = self.engine.end_reason(state, self.rules)
+        if reason is None:
+            return None
+        points = self.final_points(state)
+        return Outcome(self.winner_of(state, reason, points), points, reason, self.players)
+
+    def final_points(self, state: Turned) -> tuple[int, int]:
+        """The points a finished game counts: by default ``points``."""
+        return self.points(state)
+
+    def winner_of(self, state: Turned, reason: str, points: tuple[int, int]) -> int | None:
+        """Who won a game that ended for ``reason`` with ``points``: by default the one
+        with more points, nobody (a draw) if they are equal."""
+        first, second = points
+        return 0 if first > second else 1 if second > first else None
+
+    def to_act(self, state: Turned) -> int:
+        return state.side
+
+    def turns(self, state: Turned) -> int:
+        return state.turns
+
+    # ------------------------------------------------------------------ presentation
+    def board_model(self, state: Turned) -> Board:
+        return self.presenter.board_model(self, state)
+
+    def action_parts(self, state: Turned, action: int) -> ActionParts:
+        return self.presenter.action_parts(state, action)
+
+    def narrate(self, state: Turned, action: int) -> list[Note]:
+        return self.presenter.narrate(self, state, action)
+
+    def evaluate(self, state: Turned, player: int) -> float:
+        return self.presenter.evaluate(self, state, player)
+
+    def observation(self, state: Turned, player: int | None = None) -> list[float]:
+        seen = state.side if player is None else player
+        return self.presenter.observation(self, state, seen)
+
+    def observation_layout(self) -> tuple[Feature, ...]:
+        return self.presenter.observation_layout(self)
 
 
 #: The longest action string any game writes, with room to spare (a record's and a

@@ -48,7 +48,7 @@ all pits of seeds times their place in their row (0 to ``P - 1``); that sum stay
 ``[0, (P - 1) n]``, so at most ``n + (n + 1)(P - 1) n`` turns start; the search uses that
 bound the same way.
 
-**The generator.** ``_child`` makes one sowing with the engine's compiled sower
+**The generator.** ``sow_child`` makes one sowing with the engine's compiled sower
 (``kernel.sow``, the rules' one compiled form) on the ring seen from the player to act,
 and decides whether the same player sows again (his last seed in his store and he still
 has seeds) or the turn passes; the search and ``successors`` use it. The table build uses
@@ -109,13 +109,14 @@ HASH_BITS = (1 << 40) - 1
 
 # ------------------------------------------------------------------ compiled core
 @njit(cache=True)
-def _child(
+def sow_child(
     c: np.ndarray, pits: int, p: np.ndarray, action: int, ring: np.ndarray, child: np.ndarray
 ) -> tuple[int, int, bool]:
     """Sow pit ``action`` of the configuration ``c`` (the mover's ``P`` pits, then the
     opponent's, BLOCKED allowed) with the engine's compiled sower. Writes the child
     configuration, seen from the player then to act, into ``child`` and returns the
-    mover's store gain, the opponent's store gain, and whether the turn passed."""
+    mover's store gain, the opponent's store gain, and whether the turn passed. The
+    search above the table (``solution``) makes its children with it too."""
     size = 2 * pits + 2
     for k in range(pits):
         ring[k] = c[k]
@@ -140,10 +141,11 @@ def _child(
 
 
 @njit(cache=True)
-def _index(c: np.ndarray, binom: np.ndarray) -> int:
+def table_index(c: np.ndarray, binom: np.ndarray) -> int:
     """The table entry of the configuration ``c`` (no blocked pit): the configurations
     with fewer seeds come first, then the colexicographic rank of the bar positions
-    ``c[0] + ... + c[j] + j`` within its total."""
+    ``c[0] + ... + c[j] + j`` within its total. The search above the table reads the
+    table by it."""
     m = c.shape[0]
     total = 0
     rank = 0
@@ -196,7 +198,7 @@ def _pack(c: np.ndarray, pits: int) -> tuple[int, int]:
 def _child_packed(
     c: np.ndarray, pits: int, table: np.ndarray, action: int, child: np.ndarray
 ) -> tuple[int, int, bool]:
-    """``_child`` by ``sow_packed`` (where it applies)."""
+    """``sow_child`` by ``sow_packed`` (where it applies)."""
     mine, theirs = _pack(c, pits)
     mine, theirs, again = sow_packed(mine, theirs, pits, table, action, True)
     keeps = again and (mine & ((1 << (8 * pits)) - 1)) != 0
@@ -212,7 +214,7 @@ def _child_packed(
 
 @njit(cache=True)
 def _index_packed(first: int, second: int, pits: int, binom: np.ndarray) -> int:
-    """``_index`` of the configuration whose pits are the bytes of ``first`` (the
+    """``table_index`` of the configuration whose pits are the bytes of ``first`` (the
     player to act's) and ``second``."""
     m = 2 * pits
     total = 0
@@ -242,7 +244,7 @@ def _fill(
     """Fill the entries of ranks ``start`` to ``stop`` among the configurations with
     ``n`` seeds (no blocked pit) from the entries with fewer seeds, which must be
     filled. Each thread takes CHUNK configurations at a time: first every child's entry
-    (by ``sow_packed`` if ``packed``, else by ``_child``), then all their values, so
+    (by ``sow_packed`` if ``packed``, else by ``sow_child``), then all their values, so
     that the scattered reads overlap instead of waiting one by one."""
     m = 2 * pits
     base = binom[n + m - 1, m]
@@ -279,8 +281,8 @@ def _fill(
                             where[k] = _index_packed(other, after, pits, binom)
                             signs[k] = -1
                     else:
-                        gain, loss, passes = _child(c, pits, p, a, ring, child)
-                        where[k] = _index(child, binom)
+                        gain, loss, passes = sow_child(c, pits, p, a, ring, child)
+                        where[k] = table_index(child, binom)
                         gains[k] = gain - loss
                         signs[k] = -1 if passes else 1
                     k += 1
@@ -310,8 +312,8 @@ def _recheck(
     binom: np.ndarray,
 ) -> int:
     """How many of the table entries ``entries`` differ from the best of their
-    children's values, found again with the engine's sower (``_child``) and the ranking
-    of plain cells (``_index``), not the build's packed sower and ranking."""
+    children's values, found again with the engine's sower (``sow_child``) and the ranking
+    of plain cells (``table_index``), not the build's packed sower and ranking."""
     m = 2 * pits
     bars = np.empty(m, np.int64)
     c = np.empty(m, np.int64)
@@ -327,7 +329,7 @@ def _recheck(
         c[0] = bars[0]
         for j in range(1, m):
             c[j] = bars[j] - bars[j - 1] - 1
-        if _index(c, binom) != entry:
+        if table_index(c, binom) != entry:
             wrong += 1
             continue
         best = -n  # the mover has no seeds: the opponent sweeps
@@ -338,8 +340,8 @@ def _recheck(
             best = -n - 1
             for a in range(pits):
                 if c[a] > 0:
-                    gain, loss, passes = _child(c, pits, p, a, ring, child)
-                    later = int(values[_index(child, binom)])
+                    gain, loss, passes = sow_child(c, pits, p, a, ring, child)
+                    later = int(values[table_index(child, binom)])
                     v = gain - loss - later if passes else gain - loss + later
                     if v > best:
                         best = v
@@ -357,8 +359,9 @@ def _hash(c: np.ndarray, left: int) -> int:
 
 
 @njit(cache=True)
-def _holds(keys: np.ndarray, i: int, c: np.ndarray) -> bool:
-    """Whether memo slot ``i`` holds the configuration ``c``."""
+def memo_holds(keys: np.ndarray, i: int, c: np.ndarray) -> bool:
+    """Whether memo slot ``i`` holds the configuration ``c`` (the memo of the search
+    above the table is laid out alike)."""
     for k in range(c.shape[0]):  # noqa: SIM110 (a loop, as numba compiles it)
         if keys[i, k] != c[k]:
             return False
@@ -371,7 +374,7 @@ def _probe(c: np.ndarray, left: int, keys: np.ndarray, lefts: np.ndarray) -> int
     mask = lefts.shape[0] - 1
     i = _hash(c, left) & mask
     while lefts[i] != EMPTY:
-        if lefts[i] == left and _holds(keys, i, c):
+        if lefts[i] == left and memo_holds(keys, i, c):
             return int(i)
         i = (i + 1) & mask
     return int(i)
@@ -415,7 +418,7 @@ def _search(
     if left > bound:
         left = bound  # the cap cannot bind: every larger count gives the same value
     if not blocked and total <= table_seeds and left >= total:
-        return int(values[_index(c, binom)])
+        return int(values[table_index(c, binom)])
     slot = _probe(c, left, keys, lefts)
     if lefts[slot] != EMPTY:
         return int(memo[slot])
@@ -426,7 +429,7 @@ def _search(
     best = ABORT
     for a in range(pits):
         if c[a] > 0:
-            gain, loss, passes = _child(c, pits, p, a, ring, child)
+            gain, loss, passes = sow_child(c, pits, p, a, ring, child)
             if passes:
                 later = _search(
                     child, left - 1, pits, p, values, table_seeds, binom, keys, lefts, memo, stats
@@ -510,8 +513,9 @@ def _binomials(top: int, m: int) -> np.ndarray:
     return binom
 
 
-def _configuration(state: GalatjangState) -> np.ndarray:
-    """The pits of ``state`` from the player to act's point of view."""
+def configuration_of(state: GalatjangState) -> np.ndarray:
+    """The pits of ``state`` from the player to act's point of view: the form the table,
+    this search and the search above the table (``solution``) read."""
     pits = pit_count(state)
     mine = [state.ring[pit_index(pits, state.side, k)] for k in range(pits)]
     theirs = [state.ring[pit_index(pits, 1 - state.side, k)] for k in range(pits)]
@@ -694,7 +698,7 @@ class GalatjangEndgame:
             entries = np.arange(values.size, dtype=np.int64)
         else:
             entries = np.random.default_rng(seed).integers(0, values.size, samples)
-        binom = self._table_view(pits)[0]
+        binom = self.table_view(pits)[0]
         return int(_recheck(values, entries, pits, self._p, binom))
 
     # ---------------------------------------------------------------- queries
@@ -703,7 +707,7 @@ class GalatjangEndgame:
         blocked pit, at most K seeds in the pits, and the turn cap cannot bind."""
         if self.table is None or state.round < self._rounds:
             return False
-        c = _configuration(state)
+        c = configuration_of(state)
         n = _seeds_in_pits(c)
         return (
             pit_count(state) == self._table_pits
@@ -723,9 +727,9 @@ class GalatjangEndgame:
         search's budget ran out)."""
         if self.game.outcome_of(state) is not None:
             pits = pit_count(state)
-            c = _configuration(state)
+            c = configuration_of(state)
             mine = int(c[:pits][c[:pits] > 0].sum())
-            return self._stores(state) + 2 * mine - _seeds_in_pits(c)
+            return self.store_lead(state) + 2 * mine - _seeds_in_pits(c)
         values = self.action_values(state)
         return None if values is None else max(values.values())
 
@@ -738,7 +742,7 @@ class GalatjangEndgame:
         if state.round < self._rounds:
             return None
         pits = pit_count(state)
-        c = _configuration(state)
+        c = configuration_of(state)
         n = _seeds_in_pits(c)
         if not self.in_table(state) and n > self.search_seeds:
             return None
@@ -746,13 +750,13 @@ class GalatjangEndgame:
         keys, lefts, memo, stats = self._memo(pits)
         stats[0] = 0
         stats[1] = self.budget
-        binom, values, table_seeds = self._table_view(pits)
+        binom, values, table_seeds = self.table_view(pits)
         ring = np.empty(2 * pits + 2, dtype=np.int64)
         child = np.empty(2 * pits, dtype=np.int64)
-        stores = self._stores(state)
+        stores = self.store_lead(state)
         result: dict[int, int] = {}
         for action in self.game.legal_actions(state):
-            gain, loss, passes = _child(c, pits, self._p, action, ring, child)
+            gain, loss, passes = sow_child(c, pits, self._p, action, ring, child)
             later = _search(
                 child,
                 left - 1 if passes else left,
@@ -773,12 +777,12 @@ class GalatjangEndgame:
 
     def successors(self, state: GalatjangState, packed: bool = False) -> dict[int, GalatjangState]:
         """The state after each legal action as the solver's generator sees it (turn
-        passing, the turn cap and the sweep at the round's end included): ``_child``, or
+        passing, the turn cap and the sweep at the round's end included): ``sow_child``, or
         with ``packed`` the table build's ``sow_packed`` (no blocked pit,
         ``lone_seed=store``, at most PACKED_PITS pits). Equal to the engine's in the last
         round; for the tests."""
         pits = pit_count(state)
-        c = _configuration(state)
+        c = configuration_of(state)
         if packed and (
             pits > PACKED_PITS
             or (c < 0).any()
@@ -801,7 +805,7 @@ class GalatjangEndgame:
             if table is not None:
                 gain, loss, passes = _child_packed(c, pits, table, action, child)
             else:
-                gain, loss, passes = _child(c, pits, self._p, action, ring, child)
+                gain, loss, passes = sow_child(c, pits, self._p, action, ring, child)
             side = 1 - state.side if passes else state.side
             cells = [int(x) for x in child]
             board = [0] * (2 * pits + 2)
@@ -823,13 +827,17 @@ class GalatjangEndgame:
         return result
 
     # ---------------------------------------------------------------- helpers
-    def _stores(self, state: GalatjangState) -> int:
+    def store_lead(self, state: GalatjangState) -> int:
+        """The player to act's store less the opponent's: a value from the table or the
+        search counts the seeds still in play, so the stores are added to it (the
+        search above the table, ``solution``, starts from it too)."""
         pits = pit_count(state)
         side = state.side
         return state.ring[store_index(pits, side)] - state.ring[store_index(pits, 1 - side)]
 
-    def _table_view(self, pits: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """Binomials, table values and K for ``pits`` (K -1: no table for them)."""
+    def table_view(self, pits: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """Binomials, table values and K for ``pits`` (K -1: no table for them): what a
+        search that reads the table (``solution``) needs of it."""
         if pits == self._table_pits:
             top = self._table_seeds + 2 * pits
             table_seeds = self._table_seeds

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from types import MappingProxyType
-from typing import Any
 
-from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.editing import SWITCH, EditTool
 from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
-from boardlab.core.game import Feature, Game, Outcome
+from boardlab.core.game import ModuleGame
 from boardlab.core.i18n import N_, Np_, _, counted, noun
 from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
 from boardlab.games.galatjang import present, rules
 from boardlab.games.galatjang.rules import (
     BLOCKED,
+    DEFAULT_PITS,
+    MAX_PITS,
     NORTH,
     SOUTH,
     GalatjangState,
@@ -27,9 +28,6 @@ from boardlab.games.galatjang.rules import (
 
 FIELDS = ("SOUTH/NORTH", "STORES", "SIDE", "ROUND", "TURNS")
 SIDES = ("s", "n")
-MAX_PITS = 16
-#: The pits of a row on the default board (the kernel folds this number into its code).
-DEFAULT_PITS = 6
 #: The most seeds a pit or a store of a position string may hold.
 MOST_SEEDS = 9999
 
@@ -81,7 +79,7 @@ EDIT_TOOLS = (
 
 
 @register
-class Galatjang(Game[GalatjangState]):
+class Galatjang(ModuleGame[GalatjangState, Rules]):
     """Galatjang, a mancala from Makassar with relay sowing."""
 
     id = "galatjang"
@@ -135,6 +133,9 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         }
     )
     input_hint = N_("A bare number is a pit of yours: 3 is s3 for South.")
+    engine = rules
+    presenter = present
+    edit_palette = EDIT_TOOLS
     kernel = "boardlab.games.galatjang.kernel"
     compiled_perft_from = 9
     solver = "boardlab.games.galatjang.solver:GalatjangSolver"
@@ -226,10 +227,9 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         )
     )
 
-    def __init__(self, options: Any = None, **kwargs: Any) -> None:
-        super().__init__(options, **kwargs)
+    def bind_rules(self) -> Rules:
         o = self.options
-        self.rules = Rules(
+        return Rules(
             seeds=int(o["seeds"]),
             sow_opponent_store=bool(o["sow_opponent_store"]),
             skip_origin=bool(o["skip_origin"]),
@@ -239,7 +239,11 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             refill_far_end=o["refill"] == "far_end",
             round_starter=str(o["round_starter"]),
         )
-        self.pits = int(o["pits"])
+
+    @cached_property
+    def pits(self) -> int:
+        """The pits of a row (option ``pits``)."""
+        return int(self.options["pits"])
 
     def effective_options(self) -> dict[str, OptionValue]:
         """``refill`` and ``round_starter`` act between rounds: idle in a one-round game."""
@@ -269,12 +273,6 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             turns=0,
         )
 
-    def legal_actions(self, state: GalatjangState) -> list[int]:
-        return rules.legal_actions(state, self.rules)
-
-    def apply(self, state: GalatjangState, action: int) -> GalatjangState:
-        return rules.apply(state, action, self.rules)
-
     def trace(self, state: GalatjangState, action: int) -> tuple[list[rules.Step], GalatjangState]:
         """Every step of a sowing and what follows it, each with the board after it, and
         the state after them all."""
@@ -282,21 +280,19 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         after = rules.apply(state, action, self.rules, steps)
         return steps, after
 
-    def outcome_of(self, state: GalatjangState) -> Outcome | None:
-        reason = rules.end_reason(state, self.rules)
-        if reason is None:
-            return None
+    def final_points(self, state: GalatjangState) -> tuple[int, int]:
+        """The stores once each player has put the seeds of his pits into his own."""
         ring = rules.sweep(state)
         pits = pit_count(state)
-        points = (ring[store_index(pits, SOUTH)], ring[store_index(pits, NORTH)])
-        winner = rules.winner_by_stores(ring)
+        return ring[store_index(pits, SOUTH)], ring[store_index(pits, NORTH)]
+
+    def winner_of(self, state: GalatjangState, reason: str, points: tuple[int, int]) -> int | None:
+        """A match that ends because a player cannot fill a single pit is lost by him (a
+        draw if neither can)."""
         if reason == "cannot_fill":
             short = [side for side in (SOUTH, NORTH) if points[side] < self.rules.seeds]
-            winner = 1 - short[0] if len(short) == 1 else None
-        return Outcome(winner, points, reason, self.players)
-
-    def to_act(self, state: GalatjangState) -> int:
-        return state.side
+            return 1 - short[0] if len(short) == 1 else None
+        return super().winner_of(state, reason, points)
 
     def phase(self, state: GalatjangState) -> str:
         return "sow"
@@ -304,9 +300,6 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     def points(self, state: GalatjangState) -> tuple[int, int]:
         pits = pit_count(state)
         return state.ring[store_index(pits, SOUTH)], state.ring[store_index(pits, NORTH)]
-
-    def turns(self, state: GalatjangState) -> int:
-        return state.turns
 
     # ------------------------------------------------------------------ position strings
     def format_state(self, state: GalatjangState) -> str:
@@ -370,9 +363,6 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         return state
 
     # ------------------------------------------------------------------ position editor
-    def edit_tools(self) -> tuple[EditTool, ...]:
-        return EDIT_TOOLS
-
     def edit_places(self, text: str) -> dict[str, str]:
         pits = len(self._edit_fields(text)[1][0])
         places: dict[str, str] = {}
@@ -450,26 +440,8 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
         return pit - 1
 
     # ------------------------------------------------------------------ presentation
-    def board_model(self, state: GalatjangState) -> Board:
-        return present.board_model(self, state)
-
-    def action_parts(self, state: GalatjangState, action: int) -> ActionParts:
-        return present.action_parts(state, action)
-
     def due(self, state: GalatjangState) -> str:
         return _("sow a pit")
-
-    def narrate(self, state: GalatjangState, action: int) -> list[Note]:
-        return present.narrate(self, state, action)
-
-    def evaluate(self, state: GalatjangState, player: int) -> float:
-        return present.evaluate(self, state, player)
-
-    def observation(self, state: GalatjangState, player: int | None = None) -> list[float]:
-        return present.observation(self, state, state.side if player is None else player)
-
-    def observation_layout(self) -> tuple[Feature, ...]:
-        return present.observation_layout(self)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: GalatjangState) -> str:

@@ -38,9 +38,10 @@ import numpy as np
 from numba import njit, uint64
 
 from boardlab.fast.rng import below, below_held
-from boardlab.games.galatjang.game import DEFAULT_PITS, MAX_PITS
 from boardlab.games.galatjang.rules import (
     BLOCKED,
+    DEFAULT_PITS,
+    MAX_PITS,
     MAX_RELAYS,
     NORTH,
     SOUTH,

@@ -13,6 +13,10 @@ from typing import NamedTuple
 SOUTH, NORTH = 0, 1
 BLOCKED = -1
 MAX_RELAYS = 100_000  # a guard: no reachable sowing has come near it
+#: The most pits a row may have (option ``pits``; the kernel's action space).
+MAX_PITS = 16
+#: The pits of a row on the default board (the kernel folds this number into its code).
+DEFAULT_PITS = 6
 
 
 class GalatjangState(NamedTuple):

@@ -50,10 +50,10 @@ from boardlab.games.galatjang import kernel
 from boardlab.games.galatjang.certificate import Certificate
 from boardlab.games.galatjang.endgames import (
     GalatjangEndgame,
-    _child,
-    _configuration,
-    _holds,
-    _index,
+    configuration_of,
+    memo_holds,
+    sow_child,
+    table_index,
 )
 from boardlab.games.galatjang.kernel import LONE_STORE
 from boardlab.games.galatjang.rules import GalatjangState
@@ -82,7 +82,7 @@ def _find(c: np.ndarray, keys: np.ndarray, lows: np.ndarray) -> tuple[int, bool]
     for _probe in range(PROBES):
         if lows[i] == NONE:
             return i, False
-        if _holds(keys, i, c):
+        if memo_holds(keys, i, c):
             return i, True
         i = (i + 1) & mask
     return (i - 1) & mask, False
@@ -118,7 +118,7 @@ def _alphabeta(
         return 2 * mine - total  # the round is over: the opponent sweeps his pits
     if total <= table_seeds:
         stats[2] += 1
-        return int(values[_index(c, binom)])
+        return int(values[table_index(c, binom)])
     stats[0] += 1
     if stats[0] > stats[1]:
         return ABORT
@@ -146,7 +146,7 @@ def _alphabeta(
     n = 0
     for a in range(pits):
         if c[a] > 0:
-            gain, loss, passes = _child(c, pits, p, a, ring, kids[n])
+            gain, loss, passes = sow_child(c, pits, p, a, ring, kids[n])
             gains[n] = gain - loss
             passing[n] = passes
             acts[n] = a
@@ -245,7 +245,7 @@ class StartSolver:
         self.pits = int(game.options["pits"])
         self.p = kernel.params(game)
         assert self.p[LONE_STORE] != 0
-        binom, values, seeds = endgame._table_view(self.pits)
+        binom, values, seeds = endgame.table_view(self.pits)
         self.binom, self.values, self.table_seeds = binom, values, seeds
         size = 1 << table_bits
         m = 2 * self.pits
@@ -259,7 +259,7 @@ class StartSolver:
     def _check(self, state: GalatjangState) -> np.ndarray:
         if state.round != int(self.game.options["rounds"]):
             raise BoardlabError(_("only positions of the last round are solved here"))
-        c = _configuration(state)
+        c = configuration_of(state)
         seeds = int(c[c > 0].sum())
         if int(self.game.options["max_turns"]) - state.turns < seeds:
             raise BoardlabError(
@@ -301,7 +301,7 @@ class StartSolver:
         to act); actions already in ``progress`` are taken from it, each new one is
         added to it and reported to ``done(action, value)`` as soon as it is exact."""
         c = self._check(state)
-        stores = self.endgame._stores(state)
+        stores = self.endgame.store_lead(state)
         ring = np.empty(2 * self.pits + 2, dtype=np.int64)
         values: dict[int, int] = {}
         for action in self.game.legal_actions(state):
@@ -309,7 +309,7 @@ class StartSolver:
                 values[action] = progress.values[action]
                 continue
             child = np.empty(2 * self.pits, dtype=np.int64)
-            gain, loss, passes = _child(c, self.pits, self.p, action, ring, child)
+            gain, loss, passes = sow_child(c, self.pits, self.p, action, ring, child)
             began, nodes = time.perf_counter(), int(self.stats[0])
             later = self.future(child)
             value = stores + gain - loss + (-later if passes else later)
@@ -381,7 +381,7 @@ class StartSolver:
                 if config[action] <= 0:
                     continue
                 child = np.empty(m, dtype=np.int64)
-                gain, loss, passes = _child(config, pits, self.p, action, ring, child)
+                gain, loss, passes = sow_child(config, pits, self.p, action, ring, child)
                 d = gain - loss
                 # the child's claim that gives this one through ``action``
                 if kind == "L":
@@ -480,8 +480,8 @@ def solve_start(
 def certify(solver: StartSolver, state: GalatjangState, value: int) -> Certificate:
     """The certificate of ``value`` (the exact final store difference for the player to
     act at ``state``), its leaves in the solver's endgame table where it has one."""
-    c = _configuration(state)
-    stores = solver.endgame._stores(state)
+    c = configuration_of(state)
+    stores = solver.endgame.store_lead(state)
     leaves = solver.table_seeds >= 0
     choices = solver.proof(c, value - stores, leaves)
     return Certificate(

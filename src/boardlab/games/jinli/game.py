@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import re
 from types import MappingProxyType
-from typing import Any
 
-from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.editing import SWITCH, EditTool
 from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, read_pair, split_fields
-from boardlab.core.game import Feature, Game, Outcome
+from boardlab.core.game import ModuleGame
 from boardlab.core.i18n import N_, Np_, _, counted
 from boardlab.core.options import Option, OptionSchema
 from boardlab.core.registry import register
@@ -177,7 +175,7 @@ EDIT_PLACES = MappingProxyType({square_name(square): "square" for square in rang
 
 
 @register
-class JinLi(Game[JinLiState]):
+class JinLi(ModuleGame[JinLiState, Rules]):
     """Jin Li, W. David MacKenzie's koi game on a 7x7 pond."""
 
     id = "jinli"
@@ -218,6 +216,9 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
     note_words = MappingProxyType(
         {"swim": N_("Swim"), "jump": N_("Jump"), "drop": N_("Drop"), "pass": N_("Pass")}
     )
+    engine = rules
+    presenter = present
+    edit_palette = EDIT_TOOLS
     kernel = "boardlab.games.jinli.kernel"
     wins = "boardlab.games.jinli.wins:JinLiWins"
     compiled_perft_from = 6
@@ -284,10 +285,9 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         )
     )
 
-    def __init__(self, options: Any = None, **kwargs: Any) -> None:
-        super().__init__(options, **kwargs)
+    def bind_rules(self) -> Rules:
         o = self.options
-        self.rules = Rules(
+        return Rules(
             target=int(o["target"]),
             recycle=bool(o["recycle"]),
             lose_when_stuck=o["no_move"] == "lose",
@@ -318,34 +318,17 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             turns=0,
         )
 
-    def legal_actions(self, state: JinLiState) -> list[int]:
-        return rules.legal_actions(state, self.rules)
-
-    def apply(self, state: JinLiState, action: int) -> JinLiState:
-        return rules.apply(state, action, self.rules)
-
-    def outcome_of(self, state: JinLiState) -> Outcome | None:
-        reason = rules.end_reason(state, self.rules)
-        if reason is None:
-            return None
-        red, yellow = state.score
+    def winner_of(self, state: JinLiState, reason: str, points: tuple[int, int]) -> int | None:
+        """A player who cannot move under ``no_move=lose`` loses whatever the scores."""
         if reason == "no_moves":
-            winner: int | None = 1 - state.side
-        else:
-            winner = RED if red > yellow else YELLOW if yellow > red else None
-        return Outcome(winner, (red, yellow), reason, self.players)
-
-    def to_act(self, state: JinLiState) -> int:
-        return state.side
+            return 1 - state.side
+        return super().winner_of(state, reason, points)
 
     def phase(self, state: JinLiState) -> str:
         return PHASES[state.phase]
 
     def points(self, state: JinLiState) -> tuple[int, int]:
         return state.score
-
-    def turns(self, state: JinLiState) -> int:
-        return state.turns
 
     # ------------------------------------------------------------------ position strings
     def format_state(self, state: JinLiState) -> str:
@@ -463,9 +446,6 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             )
 
     # ------------------------------------------------------------------ position editor
-    def edit_tools(self) -> tuple[EditTool, ...]:
-        return EDIT_TOOLS
-
     def edit_places(self, text: str) -> MappingProxyType[str, str]:
         self._edit_fields(text)
         return EDIT_PLACES
@@ -539,26 +519,8 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
         )
 
     # ------------------------------------------------------------------ presentation
-    def board_model(self, state: JinLiState) -> Board:
-        return present.board_model(self, state)
-
-    def action_parts(self, state: JinLiState, action: int) -> ActionParts:
-        return present.action_parts(state, action)
-
     def due(self, state: JinLiState) -> str:
         return _(present.DUE[state.phase])
-
-    def narrate(self, state: JinLiState, action: int) -> list[Note]:
-        return present.narrate(self, state, action)
-
-    def evaluate(self, state: JinLiState, player: int) -> float:
-        return present.evaluate(self, state, player)
-
-    def observation(self, state: JinLiState, player: int | None = None) -> list[float]:
-        return present.observation(self, state, state.side if player is None else player)
-
-    def observation_layout(self) -> tuple[Feature, ...]:
-        return present.observation_layout(self)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: JinLiState) -> str:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import re
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
 
-from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.editing import SWITCH, EditTool
 from boardlab.core.errors import InvalidNotationError, clipped
 from boardlab.core.fields import read_choice, read_int, split_fields
-from boardlab.core.game import Feature, Game, Outcome
+from boardlab.core.game import ModuleGame
 from boardlab.core.i18n import N_, Np_, _
 from boardlab.core.options import Option, OptionSchema, OptionValue
 from boardlab.core.registry import register
@@ -94,7 +92,7 @@ EDIT_PLACES = MappingProxyType({str(row): "row" for row in range(ROWS)})
 
 
 @register
-class Linja(Game[LinjaState]):
+class Linja(ModuleGame[LinjaState, Rules]):
     """Linja, Steffen Mühlhäuser's race over seven bamboo sticks."""
 
     id = "linja"
@@ -150,6 +148,9 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             "pass": N_("Pass"),
         }
     )
+    engine = rules
+    presenter = present
+    edit_palette = EDIT_TOOLS
     kernel = "boardlab.games.linja.kernel"
     compiled_perft_from = 9
     solver = "boardlab.games.linja.solver:LinjaSolver"
@@ -209,17 +210,20 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         )
     )
 
-    def __init__(self, options: Any = None, **kwargs: Any) -> None:
-        super().__init__(options, **kwargs)
+    def bind_rules(self) -> Rules:
         o = self.options
-        self.rules = Rules(
+        return Rules(
             extra_turn=o["ruleset"] == "extra-turn",
             bonus_after_opening=bool(o["bonus_after_opening"]),
             goal_step_back=bool(o["goal_step_back"]),
             nasty=bool(o["nasty"]),
             max_turns=int(o["max_turns"]),
         )
-        self.positive = o["scoring"] == "positive"
+
+    @cached_property
+    def positive(self) -> bool:
+        """Scoring by the positive table (``scoring=positive``), not the signed one."""
+        return self.options["scoring"] == "positive"
 
     def effective_options(self) -> dict[str, OptionValue]:
         """The extra-turn ruleset has no bonus moves: their three options are idle."""
@@ -251,32 +255,12 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             turns=0,
         )
 
-    def legal_actions(self, state: LinjaState) -> list[int]:
-        return rules.legal_actions(state, self.rules)
-
-    def apply(self, state: LinjaState, action: int) -> LinjaState:
-        return rules.apply(state, action, self.rules)
-
-    def outcome_of(self, state: LinjaState) -> Outcome | None:
-        reason = rules.end_reason(state, self.rules)
-        if reason is None:
-            return None
-        black, red = self.points(state)
-        winner = BLACK if black > red else RED if red > black else None
-        return Outcome(winner, (black, red), reason, self.players)
-
-    def to_act(self, state: LinjaState) -> int:
-        return state.side
-
     def phase(self, state: LinjaState) -> str:
         letter = {OPENING: "o", FOLLOW_UP: f"f{state.steps}", BONUS: "b"}[state.phase]
         return letter + ("+" if state.extra else "")
 
     def points(self, state: LinjaState) -> tuple[int, int]:
         return rules.points(state, self.positive)
-
-    def turns(self, state: LinjaState) -> int:
-        return state.turns
 
     # ------------------------------------------------------------------ position strings
     def format_state(self, state: LinjaState) -> str:
@@ -386,9 +370,6 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         return frozenset(seen)
 
     # ------------------------------------------------------------------ position editor
-    def edit_tools(self) -> tuple[EditTool, ...]:
-        return EDIT_TOOLS
-
     def edit_places(self, text: str) -> MappingProxyType[str, str]:
         self._edit_fields(text)
         return EDIT_PLACES
@@ -436,26 +417,8 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
         return code + NASTY if match.group(1) else code
 
     # ------------------------------------------------------------------ presentation
-    def board_model(self, state: LinjaState) -> Board:
-        return present.board_model(self, state)
-
-    def action_parts(self, state: LinjaState, action: int) -> ActionParts:
-        return present.action_parts(state, action)
-
     def due(self, state: LinjaState) -> str:
         return present.due(state)
-
-    def narrate(self, state: LinjaState, action: int) -> list[Note]:
-        return present.narrate(self, state, action)
-
-    def evaluate(self, state: LinjaState, player: int) -> float:
-        return present.evaluate(self, state, player)
-
-    def observation(self, state: LinjaState, player: int | None = None) -> list[float]:
-        return present.observation(self, state, state.side if player is None else player)
-
-    def observation_layout(self) -> tuple[Feature, ...]:
-        return present.observation_layout(self)
 
     # ------------------------------------------------------------------ drawing
     def render(self, state: LinjaState) -> str:
