@@ -100,7 +100,9 @@ class Code:
     @property
     def fair(self) -> bool:
         """Whether its server names clients by a proxy's X-Forwarded-For (``--proxy``)."""
-        return '"--proxy"' in (self.src / "boardlab" / "cli.py").read_text()
+        cli = self.src / "boardlab" / "cli"  # cli.py before it became a package
+        serve = cli / "serve.py" if cli.is_dir() else cli.with_suffix(".py")
+        return '"--proxy"' in serve.read_text()
 
 
 class Server:

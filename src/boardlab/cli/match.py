@@ -1,0 +1,142 @@
+"""``boardlab match``: two agents play each other; the difference, measured."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from boardlab.cli.common import (
+    SEED,
+    Commands,
+    agent_help,
+    backend_of,
+    command,
+    game_of,
+    option_flag,
+    parallel,
+    progress_bar,
+    within,
+)
+from boardlab.core.files import write_atomic
+from boardlab.core.i18n import _, pgettext
+
+
+def add(commands: Commands) -> argparse.ArgumentParser:
+    agents = agent_help()
+    match = command(
+        commands, "match", _("play agents against each other and measure the difference")
+    )
+    match.add_argument("agent_a", metavar="AGENT_A", help=agents)
+    match.add_argument("agent_b", metavar="AGENT_B", help=agents)
+    match.add_argument(
+        "--games",
+        "-n",
+        type=within(int, 1, 10**7),
+        metavar="N",
+        help=_("games to play (default 100; with --sprt, the most to play: default 20000)"),
+    )
+    option_flag(match)
+    parallel(match)
+    match.add_argument("--seed", type=SEED, default=0, metavar="S")
+    match.add_argument("--records", metavar="FILE", help=_("write every game's record to FILE"))
+    match.add_argument(
+        "--sprt",
+        metavar="TEST",
+        help=_(
+            "stop when a sequential test over game pairs decides, like "
+            "elo0=0,elo1=10,alpha=0.05,beta=0.05 (logistic Elo of AGENT_A over AGENT_B)"
+        ),
+    )
+    return match
+
+
+def run(args: argparse.Namespace) -> int:
+    from boardlab.arena import play_match
+    from boardlab.arena.sprt import Sprt, pair_counts
+
+    game = game_of(args)
+    test = Sprt.parse(args.sprt) if args.sprt else None
+    games = args.games or (20_000 if test else 100)
+
+    def live(results: list[Any]) -> str:
+        """The test's log-likelihood ratio and its bounds, to show."""
+        if test is None:
+            return ""
+        accept_h0, accept_h1 = test.bounds()
+        return f"LLR {test.llr(pair_counts(results)):+.2f} ({accept_h0:+.2f}, {accept_h1:+.2f})"
+
+    label = _("{first} vs {second}").format(first=args.agent_a, second=args.agent_b)
+    with progress_bar(label, pgettext("unit", "games")) as update:
+
+        def decided(results: list[Any]) -> bool:
+            """Show the progress; whether the test has decided."""
+            update(len(results), games, live(results))
+            return test is not None and test.verdict(pair_counts(results)) is not None
+
+        with backend_of(args) as backend:
+            result = play_match(
+                game.id,
+                args.agent_a,
+                args.agent_b,
+                games,
+                dict(game.options),
+                seed=args.seed,
+                stop=decided,
+                backend=backend,
+            )
+    score = result.score
+    low, high = score.interval()
+    elo, elo_low, elo_high = score.elo()
+    options = " ".join(game.option_assignments())
+    print(
+        _("{game}: {first} vs {second}, {games} games, seats alternating, seed {seed}").format(
+            game=f"{game.id} ({options})" if options else game.id,
+            first=args.agent_a,
+            second=args.agent_b,
+            games=score.games,
+            seed=args.seed,
+        )
+    )
+    print(
+        _("{agent}: {wins} wins, {draws} draws, {losses} losses").format(
+            agent=args.agent_a, wins=score.wins, draws=score.draws, losses=score.losses
+        )
+    )
+    print(
+        _("score {mean:.3f} (95% CI {low:.3f} to {high:.3f})").format(
+            mean=score.mean, low=low, high=high
+        )
+    )
+    print(
+        _("Elo difference {elo:+.0f} (95% CI {low:+.0f} to {high:+.0f})").format(
+            elo=elo, low=elo_low, high=elo_high
+        )
+    )
+    print(_("first player scored {score:.3f}").format(score=result.first_player_score()))
+    a_time, b_time = result.seconds_per_choice()
+    print(
+        _("time per action: {first} {first_time:.3f} s, {second} {second_time:.3f} s").format(
+            first=args.agent_a, first_time=a_time, second=args.agent_b, second_time=b_time
+        )
+    )
+    if test is not None:
+        counts = pair_counts(result.games)
+        verdict = test.verdict(counts)
+        if verdict == "H1":
+            said = _("H1 accepted (elo1={elo:g})").format(elo=test.elo1)
+        elif verdict == "H0":
+            said = _("H0 accepted (elo0={elo:g})").format(elo=test.elo0)
+        else:
+            said = _("no verdict")
+        print(
+            _("SPRT: {verdict}, {llr} after {pairs} pairs; pentanomial {counts}").format(
+                verdict=said,
+                llr=live(list(result.games)),
+                pairs=sum(counts),
+                counts=" ".join(map(str, counts)),
+            )
+        )
+    if args.records:
+        path = write_atomic(args.records, "\n".join(g.record for g in result.games))
+        print(_("records: {path}").format(path=path))
+    return 0
