@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, insert, literal, select, update
+from sqlalchemy import delete, insert, literal, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from boardlab.core.errors import BoardlabError
@@ -41,6 +41,7 @@ from boardlab.web.data import (
 from boardlab.web.store import (
     AccountGameRow,
     AccountRow,
+    ChallengeRow,
     GameRow,
     PuzzlePlayerRow,
     RatingHistoryRow,
@@ -64,6 +65,8 @@ SEEN_SECONDS = 300
 #: Failed sign-ins counted in ``FAILURE_SECONDS``: per name, and per address; past
 #: either the sign-in is refused with 429 until the oldest failure is that old.
 NAME_FAILURES, ADDRESS_FAILURES, FAILURE_SECONDS = 5, 20, 900.0
+#: Games a profile shows on a page.
+PROFILE_GAMES = 20
 #: New accounts per address in an hour.
 SIGN_UPS, SIGN_UP_SECONDS = 10, 3600.0
 #: Passwords hashed or checked at once by a server process (each ~70 ms and 19 MiB).
@@ -132,6 +135,9 @@ class Profile:
     games: list[StoredGame]
     #: the names of the accounts that held the games' seats, by id
     names: dict[int, str]
+    #: the page of games shown (0 the latest) and whether older ones follow
+    page: int = 0
+    more: bool = False
 
 
 # ---------------------------------------------------------------------- the rules
@@ -384,6 +390,14 @@ class AccountStore:
             kept = (SessionRow, AccountGameRow, RatingRow, RatingHistoryRow, PuzzlePlayerRow)
             for table in kept:
                 session.execute(delete(table).where(table.account_id == account.id))
+            session.execute(  # its challenges, made and received
+                delete(ChallengeRow).where(
+                    or_(
+                        ChallengeRow.challenger_id == account.id,
+                        ChallengeRow.challenged_id == account.id,
+                    )
+                )
+            )
             session.execute(delete(AccountRow).where(AccountRow.id == account.id))
 
     def link(self, account: Account, game_id: str) -> None:
@@ -411,9 +425,9 @@ class AccountStore:
             ).first()
             return None if row is None else Account(row.id, row.name)
 
-    def profile(self, account: Account, limit: int = 100) -> Profile:
+    def profile(self, account: Account, page: int = 0, limit: int = PROFILE_GAMES) -> Profile:
         """The account's ratings (the most played game first), each game's history, and
-        the games where it held a seat, the latest first."""
+        page ``page`` of the games where it held a seat, the latest first."""
         with self.store.reading() as session:
             ratings = [
                 Standing(account.name, row.game, row.rating, row.deviation, row.games)
@@ -433,18 +447,22 @@ class AccountStore:
             rows = session.scalars(
                 select(GameRow)
                 .join(AccountGameRow, AccountGameRow.game_id == GameRow.id)
-                .where(AccountGameRow.account_id == account.id)
-                .order_by(GameRow.updated.desc())
-                .limit(limit * 4)
+                # only the games online (its games against the AI hold no account)
+                .where(AccountGameRow.account_id == account.id, GameRow.seat_accounts.is_not(None))
+                .order_by(GameRow.updated.desc(), GameRow.id)
+                .offset(page * limit)
+                .limit(limit + 1)
             ).all()
-            # only the games it played under its name: not its games against the AI
-            played = [r for r in rows if account.id in (r.seat_accounts or ())][:limit]
+            more = len(rows) > limit
+            # only the games it played under its name
+            played = [r for r in rows[:limit] if account.id in (r.seat_accounts or ())]
             held = {a for r in played for a in r.seat_accounts or () if a is not None}
             found = session.execute(
                 select(AccountRow.id, AccountRow.name).where(AccountRow.id.in_(held))
             ).all()
             names = {account_id: name for account_id, name in found}
-            return Profile(account, ratings, history, [_stored(r, ()) for r in played], names)
+            games = [_stored(r, ()) for r in played]
+            return Profile(account, ratings, history, games, names, page, more)
 
     def leaderboard(self, game: str, limit: int = 50) -> list[Standing]:
         """The best ``limit`` ratings at ``game`` that are not provisional."""
@@ -605,13 +623,16 @@ class Accounts:
     async def games_of(self, account: Account, limit: int = 200) -> list[StoredGame]:
         return await asyncio.to_thread(self._kept().games_of, account, limit)
 
-    async def profile(self, name: str) -> Profile | None:
-        """The profile of the account ``name``; None if there is none (or no accounts)."""
+    async def profile(self, name: str, page: int = 0) -> Profile | None:
+        """The profile of the account ``name`` with page ``page`` of its games; None if
+        there is none (or no accounts)."""
         if self.store is None:
             return None
         store = self.store
         account = await asyncio.to_thread(store.find_public, name)
-        return None if account is None else await asyncio.to_thread(store.profile, account)
+        if account is None:
+            return None
+        return await asyncio.to_thread(store.profile, account, page)
 
     async def leaderboard(self, game: str) -> list[Standing]:
         if self.store is None:

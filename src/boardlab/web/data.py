@@ -96,6 +96,9 @@ class StoredGame:
     accounts: tuple[int | None, int | None] = (None, None)
     #: whether the game's end moves its players' ratings (both seats held by accounts)
     rated: bool = False
+    #: a seek's rating range (lowest, highest): only an account rated within it at this
+    #: game takes the open seat; None: anyone may
+    rating_range: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -269,6 +272,7 @@ class GameStore(Protocol):
         names: Sequence[str | None] = (None, None),
         accounts: Sequence[int | None] = (None, None),
         rated: bool = False,
+        rating_range: Sequence[int] | None = None,
     ) -> str: ...
     def load(self, game_id: str) -> StoredGame: ...
     def append_many(self, appends: Sequence[Append]) -> list[int | BoardlabError]: ...
@@ -318,6 +322,28 @@ def rated_seat(other: int | None, account: int | None) -> None:
         )
     if account == other:
         raise RequestError(_("this game is rated: you cannot play yourself in it"))
+
+
+def check_range(rating_range: Sequence[int] | None, account: int | None, rating: float) -> None:
+    """Refuse the seat of a seek with a rating range to a guest, or to an account whose
+    ``rating`` at its game lies outside it (both ends included)."""
+    if rating_range is None:
+        return
+    low, high = rating_range
+    if account is None:
+        raise RequestError(
+            _(
+                "this game is for players rated {low} to {high}: sign in to take its seat "
+                "(guests take seats without a rating range)"
+            ).format(low=low, high=high)
+        )
+    if not low <= round(rating) <= high:
+        raise RequestError(
+            _(
+                "this game is for players rated {low} to {high}, and your rating at this game "
+                "is {rating}: choose another game, or make one of your own"
+            ).format(low=low, high=high, rating=round(rating))
+        )
 
 
 #: A rating is provisional while its deviation is above this (lichess's rule).

@@ -17,12 +17,14 @@ from typing import Any
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
+from boardlab.puzzles.glicko import Rating
 from boardlab.web import clock
 from boardlab.web.data import (
     Append,
     ChatLine,
     Conflict,
     StoredGame,
+    check_range,
     clock_started,
     new_id,
     no_game,
@@ -84,6 +86,7 @@ class MemoryStore:
         names: Sequence[str | None] = (None, None),
         accounts: Sequence[int | None] = (None, None),
         rated: bool = False,
+        rating_range: Sequence[int] | None = None,
     ) -> str:
         """A new game (``accounts`` and ``rated`` are kept only: no accounts here)."""
         game_id = new_id()
@@ -108,6 +111,7 @@ class MemoryStore:
             names=(names[0], names[1]),
             accounts=(accounts[0], accounts[1]),
             rated=rated,
+            rating_range=None if rating_range is None else (rating_range[0], rating_range[1]),
         )
         with self.lock:
             self.games[game_id] = stored
@@ -241,6 +245,8 @@ class MemoryStore:
             keys = seat_taken(
                 stored.seat_keys, stored.open_seat, stored.result, stored.listed, seat, key, invited
             )
+            # no account plays here: a newcomer's rating, were one to ask
+            check_range(stored.rating_range, account, Rating().rating)
             names = list(stored.names)
             names[seat] = name
             running = stored.clock

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
@@ -36,11 +36,18 @@ from boardlab.web.data import NotFound, StoredGame, shown_name
 from boardlab.web.language import format_number, format_when
 from boardlab.web.positions import view
 
+if TYPE_CHECKING:
+    from boardlab.web.challenges import Challenge
+
 log = logging.getLogger("boardlab.web")
 
 HUMAN = "human"
 #: The opponent of a game between two people online: a friend invited by a link.
 ONLINE = "online"
+#: The opponent of a challenge: a player named on the form (``to``).
+CHALLENGE = "challenge"
+#: The rating ranges a seek in the lobby may ask for: this far from its maker's rating.
+RATING_RANGES = (100, 200, 300, 500)
 
 
 def catalogue() -> list[dict[str, Any]]:
@@ -94,6 +101,12 @@ class Setup:
     clock: tuple[int, int] | None = None
     #: A rated game (asked for, online, under the default rules): only accounts play it.
     rated: bool = False
+    #: A seek's rating range, this far either side of its maker's rating (in the lobby).
+    rating_range: int | None = None
+    #: The player challenged (by name), and the challenger's side (``0``, ``1`` or
+    #: ``random``): a challenge rather than a game.
+    challenge: str | None = None
+    side: str = "0"
 
 
 @dataclass
@@ -116,6 +129,11 @@ class NewGameForm:
     def clocks() -> tuple[str, ...]:
         """The time controls offered (``MINUTES+SECONDS``)."""
         return CHOICES
+
+    @staticmethod
+    def rating_ranges() -> tuple[int, ...]:
+        """The rating ranges a seek may ask for, either side of its maker's rating."""
+        return RATING_RANGES
 
     @staticmethod
     def clock_label(choice: str) -> str:
@@ -141,9 +159,10 @@ class NewGameForm:
             for option in self.game.schema
         ]
 
-    def opponents(self) -> list[tuple[str, str]]:
-        """(value, label) of each opponent: a person on this screen, a friend online,
-        then each level that can play the game here (with its default options)."""
+    def opponents(self, signed_in: bool = False) -> list[tuple[str, str]]:
+        """(value, label) of each opponent: a person on this screen, a friend online, a
+        player by name (a challenge, for a signed-in player), then each level that can
+        play the game here (with its default options)."""
         found = [
             (
                 name,
@@ -157,6 +176,7 @@ class NewGameForm:
         return [
             (HUMAN, _("a friend on this screen")),
             (ONLINE, _("a friend online (an invitation link)")),
+            *([(CHALLENGE, _("a player by name (a challenge)"))] if signed_in else []),
             *found,
         ]
 
@@ -192,13 +212,13 @@ class NewGameForm:
                 options[option.name] = value
         game = boardlab.new_game(self.game.id, **options)
         opponent = values.get("opponent", "medium")
-        if opponent not in (HUMAN, ONLINE) and opponent not in levels(game):
+        if opponent not in (HUMAN, ONLINE, CHALLENGE) and opponent not in levels(game):
             raise BoardlabError(
                 _("unknown opponent {opponent!r}: choose one the form offers").format(
                     opponent=clipped(opponent, 32)
                 )
             )
-        if opponent not in (HUMAN, ONLINE):
+        if opponent not in (HUMAN, ONLINE, CHALLENGE):
             why = cannot_play(opponent, game)
             if why is not None:  # the host learns why from the log, the player what to do
                 host_note(game.id, opponent, why)
@@ -213,6 +233,7 @@ class NewGameForm:
             raise BoardlabError(
                 _("bad seat {seat!r}: expected 0, 1 or random").format(seat=clipped(seat, 32))
             )
+        side = seat
         if seat == "random":
             import secrets
 
@@ -220,11 +241,20 @@ class NewGameForm:
         mine = int(seat)
         control = values.get("clock", "").strip()
         timed = parse_control(control) if control else None
+        # any option that is not the default makes the game unrated (as the form says)
+        rated = values.get("rated") in ("true", "on") and not options
+        if opponent == CHALLENGE:
+            to = " ".join(str(values.get("to", "")).split())
+            if not to:
+                raise BoardlabError(_("name the player to challenge"))
+            setup = Setup(options, [HUMAN, HUMAN], [mine], clock=timed, rated=rated)
+            setup.challenge, setup.side = to[:64], side
+            return setup
         if opponent == ONLINE:
             listed = values.get("lobby") in ("true", "on")
-            # any option that is not the default makes the game unrated (as the form says)
-            rated = values.get("rated") in ("true", "on") and not options
-            return Setup(options, [HUMAN, HUMAN], [mine], 1 - mine, listed, timed, rated)
+            setup = Setup(options, [HUMAN, HUMAN], [mine], 1 - mine, listed, timed, rated)
+            setup.rating_range = read_range(values.get("range", ""), listed)
+            return setup
         if timed is not None:
             raise BoardlabError(
                 _("a clock is for a game between two people online: choose a friend online")
@@ -250,6 +280,24 @@ class NewGameForm:
             most=format_number(most),
             options=", ".join(chosen) or _("number"),
         )
+
+
+def read_range(text: str, listed: bool) -> int | None:
+    """A seek's rating range as the form sends it (``200``: 200 either side of the
+    maker's rating; nothing: any rating), refused with the choices."""
+    if not text.strip():
+        return None
+    if text.strip() in {str(r) for r in RATING_RANGES}:
+        if not listed:
+            raise BoardlabError(
+                _("a rating range is for a game that waits in the lobby: tick “wait in the lobby”")
+            )
+        return int(text)
+    raise BoardlabError(
+        _("bad rating range {range!r}: choose any rating or ±{choices} of yours").format(
+            range=clipped(text, 32), choices=", ±".join(str(r) for r in RATING_RANGES)
+        )
+    )
 
 
 def cannot_play(level: str, game: Game[Any]) -> str | None:
@@ -361,25 +409,67 @@ def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
     return rows
 
 
-def lobby_list(games: list[StoredGame]) -> list[dict[str, Any]]:
-    """Rows of the lobby: each game waiting for an opponent, and the side one plays."""
+def lobby_list(
+    games: list[StoredGame],
+    ratings: Mapping[tuple[int, str], tuple[float, str]],
+    names: Mapping[int, str],
+    asker: int | None,
+) -> list[dict[str, Any]]:
+    """Rows of the lobby: each game waiting for an opponent, its rules and clock in
+    words, its maker (with their rating at the game, when signed in), the side one
+    plays, and why the asker (an account, None: a guest) may not take it, if so.
+    ``ratings`` are the accounts' at games (``Store.ratings_at``), ``names`` their
+    names (a seat held by an account is named by it, unless its player gave a name)."""
     rows = []
     for stored in games:
         game = boardlab.new_game(stored.game, **stored.options)
         seat = stored.open_seat if stored.open_seat is not None else 1
+        maker = stored.accounts[1 - seat]
+        rating = None if maker is None else ratings.get((maker, stored.game))
+        span = stored.rating_range
         rows.append(
             {
                 "id": stored.id,
+                "game": stored.game,
                 "name": game.name,
-                "options": options_in_words(game),
-                "waiting": shown_name(stored.names[1 - seat]) or game.player_name(1 - seat),
+                "options": options_in_words(game) or _("default rules"),
+                "clock": _("no clock")
+                if stored.clock is None
+                else NewGameForm.clock_label(
+                    f"{stored.clock['base'] // 60}+{stored.clock['increment']}"
+                ),
+                "waiting": shown_name(stored.names[1 - seat])
+                or (None if maker is None else names.get(maker))
+                or game.player_name(1 - seat),
+                "rating": None if rating is None else rating[1],
                 "side": game.player_name(seat),
                 "colour": game.colours[seat],
                 "since": format_when(stored.updated),
                 "rated": stored.rated,
+                "range": None
+                if span is None
+                else _("{low} to {high}").format(low=span[0], high=span[1]),
+                "blocked": seek_blocked(stored, ratings, asker),
             }
         )
     return rows
+
+
+def seek_blocked(
+    stored: StoredGame, ratings: Mapping[tuple[int, str], tuple[float, str]], asker: int | None
+) -> str | None:
+    """Why the asker may not take the game's open seat (the server refuses it in the
+    same terms), or None."""
+    span = stored.rating_range
+    if asker is None and span is not None:
+        return _("for players rated {low} to {high}: sign in").format(low=span[0], high=span[1])
+    if span is not None and asker is not None:
+        mine = ratings.get((asker, stored.game))
+        if mine is not None and not span[0] <= round(mine[0]) <= span[1]:
+            return _("for players rated {low} to {high}; yours is {rating}").format(
+                low=span[0], high=span[1], rating=round(mine[0])
+            )
+    return None
 
 
 #: The most boards one request of a review's positions draws: about 15 KB of SVG each,
@@ -810,4 +900,57 @@ def rating_chart(ratings: list[float]) -> dict[str, Any]:
         "dots": [(round(x(k), 1), round(y(r), 1), round(r)) for k, r in enumerate(ratings)],
         "ticks": ticks,
         "games": count,
+    }
+
+
+def outcome_for(stored: StoredGame, account: int) -> str:
+    """A finished game's result for the player holding a seat by ``account``: won,
+    lost, drawn or aborted (in play: '')."""
+    if stored.result == "*":
+        return ""
+    if stored.result == ABORTED:
+        return pgettext("result", "aborted")
+    if stored.result == "draw":
+        return pgettext("result", "draw")
+    game = boardlab.new_game(stored.game, **stored.options)
+    players = [name.lower() for name in game.players]
+    winner = players.index(stored.result.lower()) if stored.result.lower() in players else None
+    if winner is None or account not in stored.accounts:
+        return ""
+    return _("won") if stored.accounts[winner] == account else _("lost")
+
+
+def challenge_row(challenge: Challenge) -> dict[str, Any]:
+    """A challenge as the pages list it: who asks whom, the game, its rules and clock in
+    words, rated or casual, the challenger's side, its state and when it expires."""
+    game = boardlab.new_game(challenge.game, **challenge.options)
+    control = challenge.clock
+    side = (
+        _("either side, by lot")
+        if challenge.side == "random"
+        else game.player_name(int(challenge.side))
+    )
+    states = {
+        "open": _("waiting for an answer"),
+        "accepted": _("accepted"),
+        "declined": _("declined"),
+        "cancelled": _("cancelled"),
+        "expired": _("expired"),
+    }
+    return {
+        "id": challenge.id,
+        "challenger": challenge.challenger,
+        "challenged": challenge.challenged,
+        "name": game.name,
+        "options": options_in_words(game) or _("default rules"),
+        "clock": _("no clock")
+        if control is None
+        else NewGameForm.clock_label(f"{control[0] // 60}+{control[1]}"),
+        "rated": challenge.rated,
+        "side": side,
+        "status": challenge.status,
+        "state": states.get(challenge.status, challenge.status),
+        "reason": challenge.reason,
+        "expires": format_when(challenge.expires),
+        "game_id": challenge.game_id,
     }

@@ -61,6 +61,7 @@ from boardlab.web.data import (
     Conflict,
     DatabaseAway,
     StoredGame,
+    check_range,
     clock_started,
     new_id,
     no_game,
@@ -149,10 +150,9 @@ class GameRow(Base):
     seat_accounts: Mapped[list[int | None] | None] = mapped_column(JSON, nullable=True)
     #: A rated game: its end moves both accounts' ratings (``RatingRow``).
     rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
-    #: A seek's rating range: only a player whose rating at the game lies within it
-    #: (both ends included) takes the open seat; None: anyone may.
-    rating_min: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    rating_max: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: A seek's rating range, ``[lowest, highest]``: only a player whose rating at the
+    #: game lies within it takes the open seat; None: anyone may.
+    rating_range: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
@@ -521,50 +521,98 @@ class Store:
         names: Sequence[str | None] = (None, None),
         accounts: Sequence[int | None] = (None, None),
         rated: bool = False,
+        rating_range: Sequence[int] | None = None,
     ) -> str:
         """A new game (with ``actions`` already played, for an uploaded record); its id.
         ``seat_keys`` are the hashes of the secrets that act for its seats; ``open_seat``
-        waits for an opponent, in the lobby when ``listed``; ``accounts`` hold seats, and
-        a ``rated`` game's end moves their ratings."""
-        game_id = new_id()
+        waits for an opponent, in the lobby when ``listed`` (for players rated within
+        ``rating_range`` only, if given); ``accounts`` hold seats, and a ``rated`` game's
+        end moves their ratings."""
         with self.session() as session:
-            session.add(
-                GameRow(
-                    id=game_id,
-                    game=game,
-                    options=options,
-                    start=start,
-                    seats=list(seats),
-                    headers=headers or {},
-                    owner=owner,
-                    resigned=resigned,
-                    length=len(actions),
-                    result=result,
-                    seat_keys=None if seat_keys is None else list(seat_keys),
-                    open_seat=open_seat,
-                    listed=listed and open_seat is not None,
-                    ending=ending,
-                    clock=clock,
-                    names=list(names),
-                    # set only when held: a database not yet migrated to 0008 still
-                    # takes guests' games (the columns left out of the insert)
-                    **(
-                        {"seat_accounts": list(accounts), "rated": rated}
-                        if rated or any(a is not None for a in accounts)
-                        else {}
-                    ),
-                )
+            return self.add_game(
+                session,
+                game,
+                options,
+                seats,
+                owner,
+                start=start,
+                headers=headers,
+                actions=actions,
+                resigned=resigned,
+                result=result,
+                seat_keys=seat_keys,
+                open_seat=open_seat,
+                listed=listed,
+                ending=ending,
+                clock=clock,
+                names=names,
+                accounts=accounts,
+                rated=rated,
+                rating_range=rating_range,
             )
-            session.flush()
-            session.add_all(
-                ActionRow(game_id=game_id, ply=k, action=a) for k, a in enumerate(actions)
+
+    @staticmethod
+    def add_game(
+        session: Session,
+        game: str,
+        options: dict[str, Any],
+        seats: Sequence[str],
+        owner: str,
+        start: str | None = None,
+        headers: dict[str, str] | None = None,
+        actions: Sequence[str] = (),
+        resigned: int | None = None,
+        result: str = "*",
+        seat_keys: Sequence[str | None] | None = None,
+        open_seat: int | None = None,
+        listed: bool = False,
+        ending: str | None = None,
+        clock: dict[str, Any] | None = None,
+        names: Sequence[str | None] = (None, None),
+        accounts: Sequence[int | None] = (None, None),
+        rated: bool = False,
+        rating_range: Sequence[int] | None = None,
+    ) -> str:
+        """``create`` inside ``session``, a transaction that may do more (a challenge
+        accepted: its game made with it)."""
+        game_id = new_id()
+        session.add(
+            GameRow(
+                id=game_id,
+                game=game,
+                options=options,
+                start=start,
+                seats=list(seats),
+                headers=headers or {},
+                owner=owner,
+                resigned=resigned,
+                length=len(actions),
+                result=result,
+                seat_keys=None if seat_keys is None else list(seat_keys),
+                open_seat=open_seat,
+                listed=listed and open_seat is not None,
+                ending=ending,
+                clock=clock,
+                names=list(names),
+                # set only when held: a database not yet migrated to 0008 still
+                # takes guests' games (the columns left out of the insert)
+                **(
+                    {"seat_accounts": list(accounts), "rated": rated}
+                    if rated or any(a is not None for a in accounts)
+                    else {}
+                ),
+                # set only when asked for, as the accounts above (migration 0010)
+                **({} if rating_range is None else {"rating_range": list(rating_range)}),
             )
-            # the game is among the games of each account holding a seat (a rematch too)
-            session.add_all(
-                AccountGameRow(account_id=a, game_id=game_id)
-                for a in dict.fromkeys(accounts)
-                if a is not None
-            )
+        )
+        session.flush()
+        session.add_all(ActionRow(game_id=game_id, ply=k, action=a) for k, a in enumerate(actions))
+        # the game is among the games of each account holding a seat (a rematch too)
+        session.add_all(
+            AccountGameRow(account_id=a, game_id=game_id)
+            for a in dict.fromkeys(accounts)
+            if a is not None
+        )
         return game_id
 
     def load(self, game_id: str) -> StoredGame:
@@ -780,6 +828,9 @@ class Store:
             held = list(row.seat_accounts or [None, None])
             if row.rated:
                 rated_seat(held[1 - seat], account)
+            if row.rating_range is not None:
+                rating = None if account is None else self._rating_at(session, account, row.game)
+                check_range(row.rating_range, account, rating or 0.0)
             held[seat] = account
             row.seat_accounts = held
             if account is not None:
@@ -792,6 +843,48 @@ class Store:
                 row.clock = clock.start(row.clock, clock.milliseconds())
             row.updated = now()
             return self._changed(session, row)
+
+    @staticmethod
+    def _rating_at(session: Session, account: int, game: str) -> float:
+        """An account's rating at ``game`` (a newcomer's before its first rated game)."""
+        found = session.scalar(
+            select(RatingRow.rating).where(RatingRow.account_id == account, RatingRow.game == game)
+        )
+        return Rating().rating if found is None else float(found)
+
+    def ratings_at(
+        self, wanted: Sequence[tuple[int, str]]
+    ) -> dict[tuple[int, str], tuple[float, str]]:
+        """The ratings of accounts at games, by (account, game): the rating and as it is
+        shown (``shown_rating``); a newcomer's where an account has played no rated game
+        of it."""
+        if not wanted:
+            return {}
+        accounts = {account for account, _game in wanted}
+        with self.reading() as session:
+            rows = session.scalars(select(RatingRow).where(RatingRow.account_id.in_(accounts)))
+            kept = {(row.account_id, row.game): row for row in rows}
+        first = Rating()
+        found = {}
+        for key in wanted:
+            row = kept.get(key)
+            rating, deviation = (
+                (first.rating, first.deviation) if row is None else (row.rating, row.deviation)
+            )
+            found[key] = (rating, shown_rating(rating, deviation))
+        return found
+
+    def names_of(self, accounts: Sequence[int]) -> dict[int, str]:
+        """The names of accounts, by id (a deleted one's left out)."""
+        with self.reading() as session:
+            found = session.execute(
+                select(AccountRow.id, AccountRow.name).where(AccountRow.id.in_(set(accounts)))
+            ).all()
+            return {account: name for account, name in found}
+
+    def rating_of(self, account: int, game: str) -> float:
+        with self.reading() as session:
+            return self._rating_at(session, account, game)
 
     def start_clock(self, game_id: str) -> int:
         """Start the game's clock now that both players are at the board, if it stands
@@ -1074,6 +1167,9 @@ def _stored(row: GameRow, actions: tuple[str, ...]) -> StoredGame:
         if row.seat_accounts is None
         else (row.seat_accounts[0], row.seat_accounts[1]),
         rated=bool(row.rated),
+        rating_range=None
+        if row.rating_range is None
+        else (row.rating_range[0], row.rating_range[1]),
     )
 
 

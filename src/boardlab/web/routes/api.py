@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 import boardlab
-from boardlab.web import pages, puzzles
+from boardlab.web import challenges, pages, puzzles
 from boardlab.web import positions as boards
 from boardlab.web.accounts import NAME_MAX, PASSWORD_MAX
 from boardlab.web.deps import (
@@ -21,6 +21,8 @@ from boardlab.web.deps import (
     browser,
     browser_id,
     end_session,
+    hold,
+    keep,
     service_of,
     session_of,
     signed_in_account,
@@ -562,3 +564,149 @@ async def delete_account(
     await site_of(request).accounts.delete(account, body.password, client_key(request.scope))
     end_session(request, response)
     return {"deleted": account.name}
+
+
+# ---------------------------------------------------------------------- challenges
+class ChallengeRequest(BaseModel):
+    """A challenge to the account named ``to`` (docs/web.md, Challenges)."""
+
+    model_config = ConfigDict(extra="forbid")
+    to: StrictStr = Field(max_length=LONGEST_NAME)
+    game: StrictStr = Field(max_length=40)
+    options: dict[str, StrictBool | StrictInt | StrictStr] = Field(
+        default_factory=dict, max_length=16
+    )
+    clock: StrictStr | None = Field(default=None, max_length=16)
+    rated: StrictBool = False
+    side: StrictStr = Field(default="random", max_length=16)
+
+
+class DeclineRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: StrictStr | None = Field(default=None, max_length=2 * challenges.REASON_MAX)
+
+
+def challenges_of(request: Request) -> challenges.Challenges:
+    """The challenges of the app's store, made on first use (none with ``--db memory:``)."""
+    from boardlab.web.store import Store
+
+    state = request.app.state
+    found: challenges.Challenges | None = getattr(state, "challenges", None)
+    if found is None:
+        store = site_of(request).store
+        found = state.challenges = challenges.Challenges(
+            store if isinstance(store, Store) else None
+        )
+    return found
+
+
+async def make_challenge(
+    request: Request, response: Response, proposal: challenges.Proposal
+) -> tuple[challenges.Challenge, str]:
+    """A new challenge of the signed-in account's, counted as a new game; the
+    challenger's seat secret to come kept by their browser (a cookie) too."""
+    account = await signed_in_account(request)
+    site_of(request).count_creation(request)
+    made, secret = await challenges_of(request).make(account, proposal)
+    keep(request, response, challenges.COOKIE, made.id, secret)
+    return made, secret
+
+
+async def accept_challenge(
+    request: Request, response: Response, challenge_id: str
+) -> tuple[str, str]:
+    """The game of the challenge accepted by the signed-in account, its seat held by
+    this browser (a cookie); the seat's secret."""
+    account = await signed_in_account(request)
+    site_of(request).count_creation(request)
+    game_id, secret = await challenges_of(request).accept(
+        challenge_id, account, browser_id(request)
+    )
+    hold(request, response, game_id, secret)
+    return game_id, secret
+
+
+async def seen_challenge(
+    request: Request, response: Response, challenge_id: str
+) -> challenges.Challenge:
+    """A challenge of the signed-in account's; once accepted, the challenger's browser
+    holds the game's seat with the secret it was given with the challenge."""
+    account = await signed_in_account(request)
+    found = await challenges_of(request).find(challenge_id, account)
+    secret = challenges.seat_for(found, account, request.cookies)
+    if secret is not None and found.game_id is not None:
+        hold(request, response, found.game_id, secret)
+    return found
+
+
+CHALLENGE = refusals(400, 401, 403, 404)
+
+
+@router.post("/challenges", status_code=201, responses=refusals(400, 401))
+async def challenge(request: Request, response: Response, body: ChallengeRequest) -> dict[str, Any]:
+    """Challenge the account named ``to`` to a game: ``game``, its ``options`` (names and
+    values, the defaults left out), ``clock`` (``MINUTES+SECONDS`` or null), ``rated``
+    (default rules only), the challenger's ``side`` (``south`` the first player,
+    ``north`` the second, or ``random``). Open for ten minutes. ``seat`` is the secret
+    of the challenger's seat in the game to come (send it as ``X-Boardlab-Seat`` there):
+    given this once, to the challenger alone."""
+    proposal = challenges.read_proposal(
+        body.to,
+        body.game,
+        body.options,
+        body.clock,
+        body.rated,
+        body.side,
+        site_of(request).limits.actions,
+    )
+    made, secret = await make_challenge(request, response, proposal)
+    return {**made.json(), "seat": secret}
+
+
+@router.get("/challenges", responses=refusals(400, 401, switches_language=True))
+async def challenge_list(request: Request) -> dict[str, Any]:
+    """The open challenges to the signed-in account (``in``) and those it made
+    (``out``: open, or answered or expired in the last day, with ``game_id`` and ``url``
+    once accepted), the latest first."""
+    account = await signed_in_account(request)
+    incoming, outgoing = await challenges_of(request).of(account)
+    return {"in": [c.json() for c in incoming], "out": [c.json() for c in outgoing]}
+
+
+@router.get("/challenges/{challenge_id}", responses=refusals(400, 401, 404, switches_language=True))
+async def challenge_one(request: Request, response: Response, challenge_id: str) -> dict[str, Any]:
+    """One challenge the signed-in account made or received (another's: 404). Once
+    accepted, ``game_id`` and ``url`` name its game, and the challenger's browser that
+    made it (its cookie) holds the seat from this answer on."""
+    return (await seen_challenge(request, response, challenge_id)).json()
+
+
+@router.post("/challenges/{challenge_id}/accept", responses=CHALLENGE)
+async def challenge_accept(
+    request: Request, response: Response, challenge_id: str
+) -> dict[str, Any]:
+    """Accept a challenge to the signed-in account: its game is made, both seats held
+    by their accounts; ``seat`` is the accepting player's secret (also in the seat
+    cookie)."""
+    game_id, secret = await accept_challenge(request, response, challenge_id)
+    return {"game": game_id, "url": f"/play/{game_id}", "seat": secret}
+
+
+@router.post("/challenges/{challenge_id}/decline", responses=CHALLENGE)
+async def challenge_decline(
+    request: Request, challenge_id: str, body: DeclineRequest | None = None
+) -> dict[str, Any]:
+    """Decline a challenge to the signed-in account, with a ``reason`` if you like
+    (one line, shown to the challenger)."""
+    account = await signed_in_account(request)
+    reason = None if body is None else body.reason
+    await challenges_of(request).answer(challenge_id, account, "decline", reason)
+    return {"id": challenge_id, "status": "declined"}
+
+
+@router.post("/challenges/{challenge_id}/cancel", responses=CHALLENGE)
+async def challenge_cancel(request: Request, challenge_id: str) -> dict[str, Any]:
+    """Cancel a challenge the signed-in account made, while it is open."""
+    account = await signed_in_account(request)
+    await challenges_of(request).answer(challenge_id, account, "cancel")
+    return {"id": challenge_id, "status": "cancelled"}

@@ -14,7 +14,7 @@ import boardlab
 from boardlab.core.errors import BoardlabError, clipped
 from boardlab.core.i18n import _, language
 from boardlab.core.record import AGREEMENT, GameRecord, decode_record_text
-from boardlab.web import pages, positions, puzzles
+from boardlab.web import challenges, pages, positions, puzzles
 from boardlab.web.accounts import Account, SignInRefused
 from boardlab.web.clock import new_clock
 from boardlab.web.data import (
@@ -46,7 +46,14 @@ from boardlab.web.deps import (
     viewer_of,
 )
 from boardlab.web.guard import client_key
-from boardlab.web.routes.api import ratings_of
+from boardlab.web.routes.api import (
+    accept_challenge,
+    challenges_of,
+    make_challenge,
+    ratings_of,
+    seen_challenge,
+)
+from boardlab.web.store import Store
 from boardlab.web.talk import check_name
 
 router = APIRouter(include_in_schema=False)
@@ -72,8 +79,12 @@ async def link(request: Request, game_id: str) -> None:
 
 
 @router.get("/new/{game_id}", response_class=HTMLResponse)
-async def new_game_page(request: Request, game_id: str) -> Response:
+async def new_game_page(request: Request, game_id: str, to: str = "") -> Response:
+    """The new game form; ``to`` names a player to challenge (a profile's link)."""
     form = pages.NewGameForm.empty(game_id)
+    await account_of(request)  # the form offers a signed-in player more
+    if to.strip():
+        form.values = {"opponent": pages.CHALLENGE, "to": to.strip()[:40], "seat": "random"}
     return page(request, "new.html", form=form)
 
 
@@ -96,7 +107,16 @@ async def new_game(request: Request, game_id: str) -> Response:
         form.error = form.too_long(game, site.limits.actions)
         return page(request, "new.html", 400, form=form)
     account = await account_of(request)
+    if setup.challenge is not None:
+        return await challenge_from_form(request, form, setup, game)
     rated = setup.rated and account is not None
+    span = None
+    if setup.rating_range is not None:
+        if account is None:
+            form.error = _("sign in to seek players by rating: a guest's game takes anyone")
+            return page(request, "new.html", 400, form=form)
+        rating = round(await asyncio.to_thread(site.store.rating_of, account.id, game_id))
+        span = [max(0, rating - setup.rating_range), rating + setup.rating_range]
     held: list[int | None] = [None, None]
     if setup.open_seat is not None and account is not None:  # a game online
         for seat in setup.mine:
@@ -120,6 +140,7 @@ async def new_game(request: Request, game_id: str) -> Response:
             names=[name if [k] == setup.mine else None for k in (0, 1)],
             accounts=held,
             rated=rated,
+            rating_range=span,
         )
     )
     site.service.wake(new_id, setup.seats)
@@ -188,10 +209,63 @@ async def rematch_page(request: Request, game_id: str) -> Response:
     return response
 
 
+async def challenge_from_form(
+    request: Request, form: pages.NewGameForm, setup: pages.Setup, game: Any
+) -> Response:
+    """The new game form's challenge to a player by name: made, and the challenger sent
+    to its page to wait for the answer; refused on the form with why."""
+    await signed_in_account(request)
+    side = {"0": "south", "1": "north"}.get(setup.side, "random")
+    control = None if setup.clock is None else f"{setup.clock[0] // 60}+{setup.clock[1]}"
+    response = redirect(request, "/challenges")
+    try:
+        proposal = challenges.read_proposal(
+            setup.challenge,
+            game.id,
+            setup.options,
+            control,
+            setup.rated,
+            side,
+            site_of(request).limits.actions,
+        )
+        made, _secret = await make_challenge(request, response, proposal)
+    except RequestError as error:
+        form.error = str(error)
+        return page(request, "new.html", 400, form=form)
+    response.headers["location"] = f"/challenges/{made.id}"
+    return response
+
+
 @router.get("/lobby", response_class=HTMLResponse)
-async def lobby_page(request: Request) -> Response:
-    waiting = await asyncio.to_thread(site_of(request).store.lobby)
-    return page(request, "lobby.html", waiting=pages.lobby_list(waiting))
+async def lobby_page(request: Request, game: str = "") -> Response:
+    """The games waiting for an opponent (``game``: of that game only), and the open
+    challenges to a signed-in player."""
+    site = site_of(request)
+    waiting = await asyncio.to_thread(site.store.lobby)
+    if game in boardlab.game_ids():
+        waiting = [stored for stored in waiting if stored.game == game]
+    account = await account_of(request)
+    asker = None if account is None else account.id
+    wanted = {
+        (held, stored.game)
+        for stored in waiting
+        for held in (*stored.accounts, asker)
+        if held is not None
+    }
+    ratings, names = {}, {}
+    if wanted and isinstance(site.store, Store):
+        ratings = await asyncio.to_thread(site.store.ratings_at, sorted(wanted))
+        names = await asyncio.to_thread(site.store.names_of, [held for held, _g in wanted])
+    incoming, _outgoing = await challenges_of(request).of(account)
+    choices = [(g, boardlab.new_game(g).name) for g in boardlab.game_ids()]
+    return page(
+        request,
+        "lobby.html",
+        waiting=pages.lobby_list(waiting, ratings, names, asker),
+        challenges=[pages.challenge_row(c) for c in incoming],
+        choices=choices,
+        chosen=game if game in boardlab.game_ids() else "",
+    )
 
 
 @router.post("/lobby/{game_id}")
@@ -222,6 +296,62 @@ async def take_seat(request: Request, game_id: str, invitation: str | None) -> R
     hold(request, response, game_id, secret)
     remember(request, response, name)
     return response
+
+
+# ---------------------------------------------------------------------- challenges
+@router.get("/challenges", response_class=HTMLResponse)
+async def challenges_page(request: Request) -> Response:
+    """The challenges to the signed-in player, to accept or decline, and theirs."""
+    account = await account_of(request)
+    if account is None:
+        return redirect(request, "/signin")
+    incoming, outgoing = await challenges_of(request).of(account)
+    return page(
+        request,
+        "challenges.html",
+        incoming=[pages.challenge_row(c) for c in incoming],
+        outgoing=[pages.challenge_row(c) for c in outgoing],
+    )
+
+
+@router.get("/challenges/{challenge_id}", response_class=HTMLResponse)
+async def challenge_page(request: Request, challenge_id: str) -> Response:
+    """One challenge, as its challenger waits for the answer (the page asks again every
+    few seconds) or the challenged reads it; once accepted, its game (the challenger's
+    browser that made it holding the seat)."""
+    account = await account_of(request)
+    if account is None:
+        return redirect(request, "/signin")
+    response = redirect(request, "/")
+    found = await seen_challenge(request, response, challenge_id)
+    if found.game_id is not None:
+        response.headers["location"] = f"/play/{found.game_id}"
+        return response
+    mine = found.challenger_id == account.id
+    return page(request, "challenge.html", challenge=pages.challenge_row(found), mine=mine)
+
+
+@router.post("/challenges/{challenge_id}/accept")
+async def challenge_accept(request: Request, challenge_id: str) -> Response:
+    response = redirect(request, "/")
+    game_id, _secret = await accept_challenge(request, response, challenge_id)
+    response.headers["location"] = f"/play/{game_id}"
+    return response
+
+
+@router.post("/challenges/{challenge_id}/decline")
+async def challenge_decline(request: Request, challenge_id: str) -> Response:
+    account = await signed_in_account(request)
+    reason = (await request.form()).get("reason")
+    await challenges_of(request).answer(challenge_id, account, "decline", reason)
+    return redirect(request, "/challenges")
+
+
+@router.post("/challenges/{challenge_id}/cancel")
+async def challenge_cancel(request: Request, challenge_id: str) -> Response:
+    account = await signed_in_account(request)
+    await challenges_of(request).answer(challenge_id, account, "cancel")
+    return redirect(request, "/challenges")
 
 
 @router.get("/review/{game_id}", response_class=HTMLResponse)
@@ -324,9 +454,15 @@ async def my_games(request: Request) -> Response:
 
 # ---------------------------------------------------------------------- accounts
 @router.get("/@/{name}", response_class=HTMLResponse)
-async def profile_page(request: Request, name: str) -> Response:
-    """A player's page: their ratings, each game's rating history, their games."""
-    found = await site_of(request).accounts.profile(name[:64])
+async def profile_page(
+    request: Request,
+    name: str,
+    page_number: Annotated[int, Query(alias="page", ge=1, le=10_000)] = 1,
+) -> Response:
+    """A player's page: their ratings, each game's rating history, their games online
+    (a page of them, the latest first), and, for another signed-in player, a challenge."""
+    await account_of(request)
+    found = await site_of(request).accounts.profile(name[:64], page_number - 1)
     if found is None:
         raise NotFound(_("there is no player named {name!r}").format(name=name[:40]))
     ratings = [
@@ -347,7 +483,25 @@ async def profile_page(request: Request, name: str) -> Response:
             for k, held in enumerate(stored.accounts)
         ]
         row["seats"] = _("{first} vs {second}").format(first=who[0], second=who[1])
-    return page(request, "profile.html", player=found.account.name, ratings=ratings, mine=rows)
+        row["outcome"] = pages.outcome_for(stored, found.account.id)
+        row["opponent"] = next(
+            (
+                found.names.get(a, "")
+                for a in stored.accounts
+                if a is not None and a != found.account.id
+            ),
+            "",
+        )
+    return page(
+        request,
+        "profile.html",
+        player=found.account.name,
+        ratings=ratings,
+        mine=rows,
+        page_number=page_number,
+        more=found.more,
+        games=[(g, boardlab.new_game(g).name) for g in boardlab.game_ids()],
+    )
 
 
 @router.get("/players", response_class=HTMLResponse)

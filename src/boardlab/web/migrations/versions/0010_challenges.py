@@ -17,8 +17,7 @@ depends_on = None
 def upgrade() -> None:
     # plain ADD COLUMN: a batch would copy the games table on SQLite, and dropping the
     # old one would delete every game's actions (ON DELETE CASCADE)
-    op.add_column("games", sa.Column("rating_min", sa.Integer(), nullable=True))
-    op.add_column("games", sa.Column("rating_max", sa.Integer(), nullable=True))
+    op.add_column("games", sa.Column("rating_range", sa.JSON(), nullable=True))
     op.create_table(
         "challenges",
         sa.Column("id", sa.String(32), primary_key=True),
@@ -54,5 +53,4 @@ def downgrade() -> None:
     op.drop_index("ix_challenges_challenged", "challenges")
     op.drop_index("ix_challenges_challenger", "challenges")
     op.drop_table("challenges")
-    op.drop_column("games", "rating_max")
-    op.drop_column("games", "rating_min")
+    op.drop_column("games", "rating_range")
