@@ -119,6 +119,10 @@ class Game(ABC, Generic[State]):
     player_names: ClassVar[tuple[str, str] | tuple[()]] = ()
     #: The unit of points, singular and plural (``noun("point", "points")``).
     point_words: ClassVar[tuple[str, str]] = noun("point", "points")
+    #: Its kinds of piece (``Piece.kind`` of the board model) in words, for one and for
+    #: more, marked ``(Np_("piece", "stone"), Np_("pieces", "stones"))``: what the title
+    #: of a place says stands on it (``piece_word``). A kind missing reads as its id.
+    piece_words: ClassVar[Mapping[str, tuple[str, str]]] = MappingProxyType({})
     #: Every reason word of an outcome, in words (``resign`` is common to all games).
     reasons: ClassVar[Mapping[str, str]] = MappingProxyType({})
     #: The kinds of its narration (``Note.kind``) a player would name a move by, in
@@ -356,6 +360,16 @@ class Game(ABC, Generic[State]):
             "agreement": N_("a draw agreed by both players"),
         }
         return _(ended.get(reason) or cls.reasons.get(reason, reason))
+
+    @classmethod
+    def piece_word(cls, kind: str, count: int) -> str:
+        """A kind of piece in words, for one (``count`` 1) or more, in the current
+        language (``piece_words``); a kind the game does not word reads as its id
+        (``mark``, ``marks``)."""
+        words = cls.piece_words.get(kind)
+        if words is None:
+            return kind if count == 1 else kind + "s"
+        return pgettext("piece", words[0]) if count == 1 else pgettext("pieces", words[1])
 
     @classmethod
     def side_word(cls, player: int) -> str:

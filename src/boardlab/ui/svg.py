@@ -29,7 +29,7 @@ STYLE = (
 CELL = 56  # the height of a grid line, and the least width of a column
 PIECE_GAP = 16  # the distance between the discs of a row's pieces
 MARK = "#ffd54f"  # the last turn's places: a yellow both colour-blind kinds tell apart
-NEUTRAL = "#8d8d8d"  # a piece of nobody's (a stone)
+NEUTRAL = "#8d8d8d"  # a piece of nobody's
 SURFACE = {"square": "#e8f1f5", "pit": "#f4ead7", "store": "#efe2c6", "row": "#f6f0e2"}
 
 
@@ -209,8 +209,9 @@ def _disc(game: Game[Any], owner: int | None, cx: float, cy: float, r: float) ->
 
 
 def describe(game: Game[Any], place: Place) -> str:
-    """What a person hears for a place: ``d4: red koi``, ``s3: 7 seeds``, ``4: empty``
-    (``d4: Koi von Rot``, ``s3: 7 Bohnen``, ``4: leer``)."""
+    """What a person hears for a place: its name, then each piece in the game's words
+    (``Game.piece_word``) with its owner and count (``d4: red koi``, ``s3: 7 seeds``;
+    ``d4: Koi von Rot``), or ``empty``."""
     if place.blocked:
         blocked = pgettext("place", "blocked")
         return f"{place.name}: {blocked}"
@@ -218,7 +219,7 @@ def describe(game: Game[Any], place: Place) -> str:
     for piece in place.pieces:
         if piece.count == 0:
             continue
-        noun = piece_words(piece.kind, piece.count)
+        noun = game.piece_word(piece.kind, piece.count)
         if piece.owner is None:
             things.append(noun if piece.count == 1 else f"{piece.count} {noun}")
             continue
@@ -230,18 +231,6 @@ def describe(game: Game[Any], place: Place) -> str:
             things.append(thing.format(count=piece.count, player=whose, pieces=noun))
     said = ", ".join(things) or pgettext("place", "empty")
     return f"{place.name}: {said}"
-
-
-def piece_words(kind: str, count: int) -> str:
-    """A kind of piece in words, for one (``count`` 1) or more, in the current language; a
-    kind no game here has yet reads as its name (``kind`` + ``s``)."""
-    words = {
-        "koi": (pgettext("piece", "koi"), pgettext("pieces", "koi")),
-        "stone": (pgettext("piece", "stone"), pgettext("pieces", "stones")),
-        "seed": (pgettext("piece", "seed"), pgettext("pieces", "seeds")),
-        "piece": (pgettext("piece", "piece"), pgettext("pieces", "pieces")),
-    }.get(kind, (kind, kind + "s"))
-    return words[0] if count == 1 else words[1]
 
 
 def owner_words(game: Game[Any], player: int) -> str:

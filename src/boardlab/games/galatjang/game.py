@@ -120,6 +120,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             "cannot_fill": N_("a player could not fill a single pit"),
         }
     )
+    piece_words = MappingProxyType({"seed": (Np_("piece", "seed"), Np_("pieces", "seeds"))})
     note_words = MappingProxyType(
         {
             "again": N_("Another sowing"),

@@ -213,6 +213,12 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             "no_moves": N_("the player to move could not move"),
         }
     )
+    piece_words = MappingProxyType(
+        {
+            "koi": (Np_("piece", "koi"), Np_("pieces", "koi")),
+            "stone": (Np_("piece", "stone"), Np_("pieces", "stones")),
+        }
+    )
     note_words = MappingProxyType(
         {"swim": N_("Swim"), "jump": N_("Jump"), "drop": N_("Drop"), "pass": N_("Pass")}
     )

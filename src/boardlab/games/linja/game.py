@@ -134,6 +134,7 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
             "turn_cap": N_("the turn limit was reached"),
         }
     )
+    piece_words = MappingProxyType({"piece": (Np_("piece", "piece"), Np_("pieces", "pieces"))})
     note_words = MappingProxyType(
         {
             "opening": N_("Opening move"),
