@@ -19,6 +19,7 @@ from boardlab.core.board import ActionParts, Board, Note
 from boardlab.core.editing import SWITCH as SWITCH
 from boardlab.core.editing import EditTool as EditTool
 from boardlab.core.errors import IllegalActionError, InvalidNotationError, clipped
+from boardlab.core.fields import read_choice, split_fields
 from boardlab.core.i18n import N_, _, noun, pgettext
 from boardlab.core.options import OptionSchema, OptionValue
 
@@ -500,6 +501,10 @@ class ModuleGame(Game[Turned], Generic[Turned, BoundRules]):
 
     engine: Engine[Turned, BoundRules]
     presenter: Presenter[Turned]
+    #: The fields of the position string, as errors name them, one of them ``SIDE``, and
+    #: the letters of the players in it: the editor reads them and switches the side.
+    position_fields: ClassVar[tuple[str, ...]]
+    side_letters: ClassVar[tuple[str, str]]
 
     def __init__(self, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
@@ -558,6 +563,31 @@ class ModuleGame(Game[Turned], Generic[Turned, BoundRules]):
 
     def observation_layout(self) -> tuple[Feature, ...]:
         return self.presenter.observation_layout(self)
+
+    # ------------------------------------------------------------------ position editor
+    def edit_fields(self, text: str) -> list[str]:
+        """The fields of ``text`` as the editor reads them: the side must be readable;
+        the game reads the fields it changes, and keeps the others as they are."""
+        fields = split_fields(text, self.position_fields, self.id)
+        read_choice(fields[self.position_fields.index("SIDE")], "SIDE", text, self.side_letters)
+        return fields
+
+    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
+        """The switch gives the move to the other player; every other tool changes the
+        board (``edit_board``)."""
+        fields = self.edit_fields(text)
+        if tool.effect == "switch":
+            side = self.position_fields.index("SIDE")
+            fields[side] = self.side_letters[1 - self.side_letters.index(fields[side])]
+        else:
+            assert place is not None  # Game.edit checked it: every such tool has a place
+            self.edit_board(fields, tool, place, text)
+        return " ".join(fields)
+
+    def edit_board(self, fields: list[str], tool: EditTool, place: str, text: str) -> None:
+        """Change ``fields`` (of the position string ``text``) in place as ``tool`` does
+        at ``place``, unchecked: a game with edit tools implements it."""
+        raise NotImplementedError(f"{self.id} declares edit tools but no edit_board")
 
 
 #: The longest action string any game writes, with room to spare (a record's and a

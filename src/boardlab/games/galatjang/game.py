@@ -137,6 +137,8 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     engine = rules
     presenter = present
     edit_palette = EDIT_TOOLS
+    position_fields = FIELDS
+    side_letters = SIDES
     kernel = "boardlab.games.galatjang.kernel"
     compiled_perft_from = 9
     solver = "boardlab.games.galatjang.solver:GalatjangSolver"
@@ -365,21 +367,21 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
 
     # ------------------------------------------------------------------ position editor
     def edit_places(self, text: str) -> dict[str, str]:
-        pits = len(self._edit_fields(text)[1][0])
+        fields = self.edit_fields(text)
+        pits = len(read_pits(fields[0], text)[0])
+        read_pair(fields[1], "STORES", text)
         places: dict[str, str] = {}
         for side, letter in enumerate(SIDES):
             places.update((f"{letter}{pit + 1}", "pit") for pit in range(pits))
             places[present.STORES[side]] = "store"
         return places
 
-    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
-        """A blocked pit holds no seed: adding or removing one leaves it blocked. Blocking
-        a pit drops its seeds; unblocking leaves it empty."""
-        fields, rows, stores = self._edit_fields(text)
-        if tool.effect == "switch":
-            fields[2] = SIDES[1 - SIDES.index(fields[2])]
-            return " ".join(fields)
-        assert place is not None
+    def edit_board(self, fields: list[str], tool: EditTool, place: str, text: str) -> None:
+        """A pit or a store may hold any count here (the parser judges them). A blocked
+        pit holds no seed: adding or removing one leaves it blocked. Blocking a pit drops
+        its seeds; unblocking leaves it empty."""
+        rows = read_pits(fields[0], text)
+        stores = list(read_pair(fields[1], "STORES", text))
         if place in present.STORES:
             cells, index = stores, present.STORES.index(place)
         else:
@@ -391,17 +393,6 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
             cells[index] = seeds + 1 if tool.effect == "add" else max(0, seeds - 1)
         fields[0] = "/".join(pits_text(row) for row in rows)
         fields[1] = "/".join(map(str, stores))
-        return " ".join(fields)
-
-    def _edit_fields(self, text: str) -> tuple[list[str], list[list[int]], list[int]]:
-        """The fields of ``text``, both rows of pits and both stores, as the editor reads
-        them: any count (the parser judges them), a readable side; the round and the
-        turns are kept as they are."""
-        fields = split_fields(text, FIELDS, "galatjang")
-        rows = read_pits(fields[0], text)
-        stores = list(read_pair(fields[1], "STORES", text))
-        read_choice(fields[2], "SIDE", text, SIDES)
-        return fields, rows, stores
 
     # ------------------------------------------------------------------ action strings
     def format_action(self, state: GalatjangState, action: int) -> str:

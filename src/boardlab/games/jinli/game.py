@@ -225,6 +225,8 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
     engine = rules
     presenter = present
     edit_palette = EDIT_TOOLS
+    position_fields = FIELDS
+    side_letters = SIDES
     kernel = "boardlab.games.jinli.kernel"
     wins = "boardlab.games.jinli.wins:JinLiWins"
     compiled_perft_from = 6
@@ -453,17 +455,13 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
 
     # ------------------------------------------------------------------ position editor
     def edit_places(self, text: str) -> MappingProxyType[str, str]:
-        self._edit_fields(text)
+        read_squares(self.edit_fields(text)[0], text)
         return EDIT_PLACES
 
-    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
+    def edit_board(self, fields: list[str], tool: EditTool, place: str, text: str) -> None:
         """A stone comes from a supply and goes back to one, so the stones of the game
         keep their number as the rules count it (``stone_taken``, ``stone_returned``)."""
-        fields, letters = self._edit_fields(text)
-        if tool.effect == "switch":
-            fields[1] = SIDES[1 - SIDES.index(fields[1])]
-            return " ".join(fields)
-        assert place is not None
+        letters = read_squares(fields[0], text)
         square = square_index(place)
         letter = EDIT_LETTERS[tool.id]
         if (letters[square] == "o") != (letter == "o"):
@@ -477,14 +475,6 @@ e.g. Y5Y/7/7/7/7/7/R5R r m 10/10 0/0 0 0 (phase m move, d drop, g give).
             fields[3] = f"{supply[0]}/{supply[1]}"
         letters[square] = letter
         fields[0] = board_text(letters)
-        return " ".join(fields)
-
-    def _edit_fields(self, text: str) -> tuple[list[str], list[str]]:
-        """The fields of ``text`` and the letters of its squares, as the editor reads them:
-        the board and the side must be readable, the other fields are kept as they are."""
-        fields = split_fields(text, FIELDS, "jinli")
-        read_choice(fields[1], "SIDE", text, SIDES)
-        return fields, read_squares(fields[0], text)
 
     # ------------------------------------------------------------------ action strings
     def format_action(self, state: JinLiState, action: int) -> str:

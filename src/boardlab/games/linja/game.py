@@ -152,6 +152,8 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
     engine = rules
     presenter = present
     edit_palette = EDIT_TOOLS
+    position_fields = FIELDS
+    side_letters = SIDES
     kernel = "boardlab.games.linja.kernel"
     compiled_perft_from = 9
     solver = "boardlab.games.linja.solver:LinjaSolver"
@@ -372,27 +374,16 @@ Position: BLACK/RED SIDE PHASE PASSES TURNS, e.g. 6,1,1,1,1,1,1,0/0,1,1,1,1,1,1,
 
     # ------------------------------------------------------------------ position editor
     def edit_places(self, text: str) -> MappingProxyType[str, str]:
-        self._edit_fields(text)
+        read_rows(self.edit_fields(text)[0], text)
         return EDIT_PLACES
 
-    def apply_edit(self, text: str, tool: EditTool, place: str | None) -> str:
-        fields, counts = self._edit_fields(text)
-        if tool.effect == "switch":
-            fields[1] = SIDES[1 - SIDES.index(fields[1])]
-            return " ".join(fields)
-        assert place is not None and tool.piece is not None and tool.piece.owner is not None
+    def edit_board(self, fields: list[str], tool: EditTool, place: str, text: str) -> None:
+        """A row may take any count here (the parser judges the total)."""
+        counts = read_rows(fields[0], text)
+        assert tool.piece is not None and tool.piece.owner is not None
         row, here = counts[tool.piece.owner], int(place)
         row[here] = row[here] + 1 if tool.effect == "add" else max(0, row[here] - 1)
         fields[0] = "/".join(",".join(map(str, side)) for side in counts)
-        return " ".join(fields)
-
-    def _edit_fields(self, text: str) -> tuple[list[str], list[list[int]]]:
-        """The fields of ``text`` and both sides' counts row by row, as the editor reads
-        them: any count (the parser judges the total), a readable side; the other fields
-        are kept as they are."""
-        fields = split_fields(text, FIELDS, "linja")
-        read_choice(fields[1], "SIDE", text, SIDES)
-        return fields, read_rows(fields[0], text)
 
     # ------------------------------------------------------------------ action strings
     def format_action(self, state: LinjaState, action: int) -> str:
