@@ -42,13 +42,13 @@ from boardlab.cli import (
     study,
     tournament,
 )
-from boardlab.cli.common import CommandParser, Parser, UsageError, lang_flag, say
+from boardlab.cli.common import Command, CommandParser, Parser, UsageError, lang_flag, say
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import N_, SOURCE, _, check_language, language, ngettext, noun, use_language
 from boardlab.core.registry import game_class, game_ids
 
 #: The commands, in the order of the help.
-COMMANDS = (
+COMMANDS: tuple[Command, ...] = (
     games,
     play,
     rules,

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeAlias
 
 from boardlab.ai import LEVEL_NAMES
 from boardlab.core.errors import BoardlabError
@@ -58,6 +58,14 @@ class CommandParser(Parser):
 
 #: The ``boardlab`` parser's commands: each command's module adds its parser to them.
 Commands: TypeAlias = "argparse._SubParsersAction[CommandParser]"
+
+
+class Command(Protocol):
+    """A command's module: it adds its parser to the commands, and runs what was parsed."""
+
+    def add(self, commands: Commands) -> argparse.ArgumentParser: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
 
 
 def command(commands: Commands, name: str, help_text: str) -> CommandParser:
