@@ -25,6 +25,7 @@ from contextlib import ExitStack
 
 from boardlab.cli import (
     analyze,
+    connect,
     db,
     engine,
     games,
@@ -58,6 +59,7 @@ COMMANDS: tuple[Command, ...] = (
     tournament,
     study,
     engine,
+    connect,
     analyze,
     solve,
     replay,
