@@ -153,9 +153,28 @@ def world(browser: Any, url: str) -> Iterator[World]:
         )
         assert signed.status == 303, signed.text()
         made.paths["account"] = ("member", "/account")
+        # a seek for players rated near the member's rating, greyed for a guest
+        seek = {"opponent": "online", "seat": "0", "lobby": "true", "range": "200"}
+        sought = member.request.post(f"{url}/new/linja", form=seek, max_redirects=0)
+        assert sought.status == 303, sought.text()
+        rival = browser.new_context()  # who challenges the member
+        signed = rival.request.post(
+            f"{url}/signup",
+            form={"name": "Bo_b", "password": "koi and seeds"},
+            headers={"Origin": url},
+            max_redirects=0,
+        )
+        assert signed.status == 303, signed.text()
+        terms = {"to": "Ana_b", "game": "galatjang", "clock": "5+3", "rated": True}
+        asked = rival.request.post(f"{url}/api/challenges", data=terms)
+        assert asked.status == 201, asked.text()
+        made.paths["challenges"] = ("member", "/challenges")
+        made.paths["challenge"] = ("rival", f"/challenges/{asked.json()['id']}")
         made.people = {"owner": owner.storage_state(), "friend": friend.storage_state()}
         made.people["member"] = member.storage_state()
+        made.people["rival"] = rival.storage_state()
         member.close()
+        rival.close()
         made.people["nobody"] = {"cookies": [], "origins": []}
         yield made
     finally:
@@ -191,7 +210,13 @@ if SHOTS:  # photographs in every look
         for scheme in ("light", "dark")
     ]
 #: The pages photographed with ``BOARDLAB_SCREENSHOTS``.
-PHOTOGRAPHED = {"home", "lobby", *(f"play-ai-{game}" for game in GAMES)}
+PHOTOGRAPHED = {
+    "home",
+    "lobby",
+    "challenges",
+    "challenge",
+    *(f"play-ai-{game}" for game in GAMES),
+}
 
 
 @pytest.fixture(scope="module")
@@ -260,6 +285,8 @@ KINDS = [
     "signup",
     "signin",
     "account",
+    "challenges",
+    "challenge",
 ]
 
 

@@ -93,12 +93,14 @@ def signs_in(server: LiveServer, name: str, password: str = PASSWORD) -> bool:
         return http.post("/api/account/signin", json=credentials(name, password)).is_success
 
 
-def rated_game(server: LiveServer) -> str:
-    """A rated game waiting in the lobby, made by an account of its own."""
+def rated_game(server: LiveServer, **asked: str) -> str:
+    """A rated game waiting in the lobby, made by an account of its own (``asked``: more
+    of the form, as a rating range)."""
     maker, _name = signed_up(server)
     kind = boardlab.game_ids()[0]
     ticked = {o.name: "true" for o in boardlab.new_game(kind).schema if o.default is True}
     form = {"opponent": "online", "seat": "0", "lobby": "true", "rated": "true", **ticked}
+    form.update(asked)
     answer = maker.post(f"/new/{kind}", data=form, follow_redirects=False)
     assert answer.status_code == 303, answer.text
     maker.close()
@@ -137,7 +139,7 @@ class Cell:
     change is one that cannot be undone."""
 
     def __init__(self, server: LiveServer, shared: dict[str, Any], viewer: str) -> None:
-        self.server, self.viewer = server, viewer
+        self.server, self.viewer, self.shared = server, viewer, shared
         self.name, self.fresh = shared["name"], False
         self.http = browser(server)
         if viewer == PLANTED:
@@ -158,11 +160,21 @@ class Cell:
     def ask(self, route: str) -> tuple[httpx.Response, str]:
         """The answer to ``route`` as this viewer, and its status as the table says it:
         ``NAME`` is the account's name, ``GAME`` a game, ``RATED`` a rated game in the
-        lobby made by a third account."""
+        lobby made by a third account, ``RANGED`` one for players rated 1300 to 1700,
+        ``CHALLENGE`` a challenge from the other account to the account, made anew."""
         method, path = route.split(" ", 1)
         path = path.replace("/NAME", "/" + self.name).replace("GAME", boardlab.game_ids()[0])
         if "RATED" in path:
             path = path.replace("RATED", rated_game(self.server))
+        if "RANGED" in path:
+            path = path.replace("RANGED", rated_game(self.server, range="200"))
+        if "CHALLENGE" in path:  # one open challenge, made anew once a change ends it
+            if self.shared.get("challenge") is None:
+                with self.challenger() as challenger:
+                    made = challenger.post("/api/challenges", json=self.challenge_terms())
+                assert made.status_code == 201, made.text
+                self.shared["challenge"] = made.json()["id"]
+            path = path.replace("CHALLENGE", self.shared["challenge"])
         destructive = path in ("/api/account/password", "/api/account/delete")
         if self.viewer == ACCOUNT:
             self.sign_in_as_account(destructive)
@@ -175,13 +187,26 @@ class Cell:
         elif path.endswith(("/signin", "/signup")):
             self.signing = new_name() if path.endswith("/signup") else self.name
             body = credentials(self.signing)
+        elif path == "/api/challenges" and method == "POST":
+            body = self.challenge_terms()
         if method == "GET":
             answer = self.http.get(path)
         elif page:
             answer = self.http.post(path, data=body)
         else:
             answer = self.http.post(path, json=body)
+        if "CHALLENGE" in route and method == "POST" and (answer.is_success or answer.is_redirect):
+            self.shared["challenge"] = None  # accepted, declined or cancelled: no longer open
         return answer, str(answer.status_code)
+
+    def challenger(self) -> httpx.Client:
+        """A browser signed in as the other account, which challenges the account."""
+        http = browser(self.server)
+        plant(http, self.shared["other"])
+        return http
+
+    def challenge_terms(self) -> dict[str, Any]:
+        return {"to": self.shared["name"], "game": boardlab.game_ids()[0]}
 
 
 def test_every_account_route_for_every_viewer(server: LiveServer) -> None:
@@ -213,7 +238,7 @@ def test_every_account_route_for_every_viewer(server: LiveServer) -> None:
                     failures.append(f"{where}: refused, yet the account changed")
                 cell.http.close()
                 continue
-            good = {"GET": ("200",), "POST": ("200", "303")}[route.split(" ")[0]]
+            good = {"GET": ("200",), "POST": ("200", "201", "303")}[route.split(" ")[0]]
             if status not in good:
                 failures.append(f"{where}: {status} {answer.text[:80]}, the table allows it")
             elif route.endswith("/password") and not signs_in(server, cell.name, NEW):
@@ -231,7 +256,7 @@ def test_every_account_route_for_every_viewer(server: LiveServer) -> None:
             if cell.fresh:
                 assert owner.get("/api/account").status_code == 200
             cell.http.close()
-    assert walked >= 40
+    assert walked >= 100
     assert not failures, "\n".join(failures)
     assert owner.get("/api/account").json() == {"name": name}  # untouched by the walk
     for http in (owner, other, ended):

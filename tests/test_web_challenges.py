@@ -66,6 +66,7 @@ def test_a_challenge_accepted_is_a_game_whose_seats_both_accounts_hold(app: Any)
         assert "seat" not in listed["in"][0]  # the secret went to its challenger alone
         assert ana.get("/api/challenges").json()["out"][0]["status"] == "open"
         assert cy.get(f"/api/challenges/{cid}").status_code == 404  # not Cy's to see
+        assert cy.post(f"/api/challenges/{cid}/accept").status_code == 404  # nor to take
         assert "Ana" in ben.get("/lobby").text  # the challenged sees it in the lobby too
 
         accepted = ben.post(f"/api/challenges/{cid}/accept")

@@ -650,6 +650,7 @@ async def challenge(request: Request, response: Response, body: ChallengeRequest
     ``north`` the second, or ``random``). Open for ten minutes. ``seat`` is the secret
     of the challenger's seat in the game to come (send it as ``X-Boardlab-Seat`` there):
     given this once, to the challenger alone."""
+    await signed_in_account(request)  # a guest is told to sign in, whatever it sent
     proposal = challenges.read_proposal(
         body.to,
         body.game,

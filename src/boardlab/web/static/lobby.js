@@ -5,7 +5,8 @@
 // pages keep theirs the same way; a challenge accepted answers with its game, where
 // the page goes.
 
-const EVERY = 5000; // ms between two looks while all is well
+// ms between two looks while all is well (a challenger waiting for the answer: less)
+const EVERY = Number(document.getElementById("waiting").dataset.every) || 5000;
 const LONGEST = 60000; // ms between two looks at most, after failures
 
 const list = document.getElementById("waiting");
