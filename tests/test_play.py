@@ -742,7 +742,8 @@ def test_an_unwritable_save_file_does_not_end_the_game(tmp_path: Path) -> None:
     assert (tmp_path / "taken").read_text() == "a file, not a folder\n"
     (kept,) = tmp_path.glob("boardlab-jinli-*.txt")
     assert f"the unfinished game is saved in {kept.name}" in done.stdout
-    assert len(GameRecord.read(kept.read_text())) == 8  # four turns: a swim and a drop each
+    # four turns (the greedy player breaks ties at random: its turn may be a jump, no drop)
+    assert GameRecord.read(kept.read_text()).turns_completed() == 4
 
 
 # ====================================================================== 4. save and load
