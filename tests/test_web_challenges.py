@@ -26,6 +26,7 @@ from boardlab.web.store import ChallengeRow, RatingRow  # noqa: E402
 from web_support import TESTING, browsers  # noqa: E402
 
 PASSWORD = "correct horse"
+CROSS_SITE = {"origin": "http://evil.example", "sec-fetch-site": "cross-site"}
 
 
 @pytest.fixture
@@ -123,10 +124,16 @@ def test_challenges_refused_with_why(app: Any) -> None:
         for body in ({"to": "Ben", "game": "galatjang", "admin": True}, {"to": 3, "game": "x"}):
             assert ana.post("/api/challenges", json=body).status_code == 422
         assert ana.post("/api/challenges", content=b"{not json").status_code == 422
+        forged = ana.post(  # another site's page, the victim's cookie sent along
+            "/api/challenges", json={"to": "Ben", "game": "galatjang"}, headers=CROSS_SITE
+        )
+        assert forged.status_code == 403 and "another site" in forged.text
         assert ana.get("/api/challenges").json() == {"in": [], "out": []}  # nothing made
 
         declined, cancelled, expired = (challenge(ana, "Ben").json()["id"] for _ in range(3))
         assert ana.post(f"/api/challenges/{declined}/accept").status_code == 403
+        forged = ben.post(f"/api/challenges/{declined}/accept", headers=CROSS_SITE)
+        assert forged.status_code == 403 and "another site" in forged.text
         assert ana.post(f"/api/challenges/{declined}/decline").status_code == 403
         assert ben.post(f"/api/challenges/{cancelled}/cancel").status_code == 403
         long = ben.post(f"/api/challenges/{declined}/decline", json={"reason": "x" * 201})
@@ -233,4 +240,5 @@ def test_a_server_without_a_database_keeps_no_challenges() -> None:
     with browsers(app, 1) as (guest,):
         assert guest.get("/lobby?game=jinli").status_code == 200
         assert guest.get("/challenges", follow_redirects=False).status_code == 303
-        assert challenge(guest, "Ana").status_code == 401
+        refused = challenge(guest, "Ana")  # said so, as signing up is
+        assert refused.status_code == 400 and "keeps no accounts" in refused.json()["error"]

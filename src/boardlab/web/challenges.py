@@ -387,7 +387,8 @@ class Challenges:
     def __init__(self, store: Store | None) -> None:
         self.store = None if store is None else ChallengeStore(store)
 
-    def _kept(self) -> ChallengeStore:
+    def kept(self) -> ChallengeStore:
+        """The store of challenges, or the refusal of a server that keeps none."""
         if self.store is None:
             raise RequestError(
                 _("this server keeps no accounts, so no challenges: it runs with --db memory:")
@@ -398,11 +399,11 @@ class Challenges:
         """A new challenge and the secret of the challenger's seat to come (for the
         challenger alone: the database keeps its hash)."""
         secret = new_secret()
-        made = await asyncio.to_thread(self._kept().create, challenger, proposal, key_of(secret))
+        made = await asyncio.to_thread(self.kept().create, challenger, proposal, key_of(secret))
         return made, secret
 
     async def find(self, challenge_id: str, account: Account) -> Challenge:
-        return await asyncio.to_thread(self._kept().find, challenge_id, account)
+        return await asyncio.to_thread(self.kept().find, challenge_id, account)
 
     async def of(self, account: Account | None) -> tuple[list[Challenge], list[Challenge]]:
         if account is None or self.store is None:
@@ -413,13 +414,13 @@ class Challenges:
         self, challenge_id: str, account: Account, change: str, reason: Any = None
     ) -> None:
         text = check_reason(reason)
-        await asyncio.to_thread(self._kept().answer, challenge_id, account, change, text)
+        await asyncio.to_thread(self.kept().answer, challenge_id, account, change, text)
 
     async def accept(self, challenge_id: str, account: Account, owner: str) -> tuple[str, str]:
         """The game made by accepting, and the challenged's seat secret."""
         secret = new_secret()
         game_id = await asyncio.to_thread(
-            self._kept().accept, challenge_id, account, key_of(secret), owner
+            self.kept().accept, challenge_id, account, key_of(secret), owner
         )
         return game_id, secret
 

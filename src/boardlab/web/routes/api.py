@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 import boardlab
 from boardlab.web import challenges, pages, puzzles
 from boardlab.web import positions as boards
-from boardlab.web.accounts import NAME_MAX, PASSWORD_MAX
+from boardlab.web.accounts import NAME_MAX, PASSWORD_MAX, Account
 from boardlab.web.deps import (
     COOKIE,
     account_of,
@@ -600,12 +600,19 @@ def challenges_of(request: Request) -> challenges.Challenges:
     return found
 
 
+async def challenger_of(request: Request) -> Account:
+    """The signed-in account asking about challenges; refused where the server keeps
+    no accounts (``--db memory:``: said so, as sign-up does) or for a guest (401)."""
+    challenges_of(request).kept()
+    return await signed_in_account(request)
+
+
 async def make_challenge(
     request: Request, response: Response, proposal: challenges.Proposal
 ) -> tuple[challenges.Challenge, str]:
     """A new challenge of the signed-in account's, counted as a new game; the
     challenger's seat secret to come kept by their browser (a cookie) too."""
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     site_of(request).count_creation(request)
     made, secret = await challenges_of(request).make(account, proposal)
     keep(request, response, challenges.COOKIE, made.id, secret)
@@ -617,7 +624,7 @@ async def accept_challenge(
 ) -> tuple[str, str]:
     """The game of the challenge accepted by the signed-in account, its seat held by
     this browser (a cookie); the seat's secret."""
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     site_of(request).count_creation(request)
     game_id, secret = await challenges_of(request).accept(
         challenge_id, account, browser_id(request)
@@ -631,7 +638,7 @@ async def seen_challenge(
 ) -> challenges.Challenge:
     """A challenge of the signed-in account's; once accepted, the challenger's browser
     holds the game's seat with the secret it was given with the challenge."""
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     found = await challenges_of(request).find(challenge_id, account)
     secret = challenges.seat_for(found, account, request.cookies)
     if secret is not None and found.game_id is not None:
@@ -650,7 +657,7 @@ async def challenge(request: Request, response: Response, body: ChallengeRequest
     ``north`` the second, or ``random``). Open for ten minutes. ``seat`` is the secret
     of the challenger's seat in the game to come (send it as ``X-Boardlab-Seat`` there):
     given this once, to the challenger alone."""
-    await signed_in_account(request)  # a guest is told to sign in, whatever it sent
+    await challenger_of(request)  # a guest is told to sign in, whatever it sent
     proposal = challenges.read_proposal(
         body.to,
         body.game,
@@ -669,7 +676,7 @@ async def challenge_list(request: Request) -> dict[str, Any]:
     """The open challenges to the signed-in account (``in``) and those it made
     (``out``: open, or answered or expired in the last day, with ``game_id`` and ``url``
     once accepted), the latest first."""
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     incoming, outgoing = await challenges_of(request).of(account)
     return {"in": [c.json() for c in incoming], "out": [c.json() for c in outgoing]}
 
@@ -699,7 +706,7 @@ async def challenge_decline(
 ) -> dict[str, Any]:
     """Decline a challenge to the signed-in account, with a ``reason`` if you like
     (one line, shown to the challenger)."""
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     reason = None if body is None else body.reason
     await challenges_of(request).answer(challenge_id, account, "decline", reason)
     return {"id": challenge_id, "status": "declined"}
@@ -708,6 +715,6 @@ async def challenge_decline(
 @router.post("/challenges/{challenge_id}/cancel", responses=CHALLENGE)
 async def challenge_cancel(request: Request, challenge_id: str) -> dict[str, Any]:
     """Cancel a challenge the signed-in account made, while it is open."""
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     await challenges_of(request).answer(challenge_id, account, "cancel")
     return {"id": challenge_id, "status": "cancelled"}

@@ -48,6 +48,7 @@ from boardlab.web.deps import (
 from boardlab.web.guard import client_key
 from boardlab.web.routes.api import (
     accept_challenge,
+    challenger_of,
     challenges_of,
     make_challenge,
     ratings_of,
@@ -214,7 +215,7 @@ async def challenge_from_form(
 ) -> Response:
     """The new game form's challenge to a player by name: made, and the challenger sent
     to its page to wait for the answer; refused on the form with why."""
-    await signed_in_account(request)
+    await challenger_of(request)
     side = {"0": "south", "1": "north"}.get(setup.side, "random")
     control = None if setup.clock is None else f"{setup.clock[0] // 60}+{setup.clock[1]}"
     response = redirect(request, "/challenges")
@@ -341,7 +342,7 @@ async def challenge_accept(request: Request, challenge_id: str) -> Response:
 
 @router.post("/challenges/{challenge_id}/decline")
 async def challenge_decline(request: Request, challenge_id: str) -> Response:
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     reason = (await request.form()).get("reason")
     await challenges_of(request).answer(challenge_id, account, "decline", reason)
     return redirect(request, "/challenges")
@@ -349,7 +350,7 @@ async def challenge_decline(request: Request, challenge_id: str) -> Response:
 
 @router.post("/challenges/{challenge_id}/cancel")
 async def challenge_cancel(request: Request, challenge_id: str) -> Response:
-    account = await signed_in_account(request)
+    account = await challenger_of(request)
     await challenges_of(request).answer(challenge_id, account, "cancel")
     return redirect(request, "/challenges")
 
@@ -568,7 +569,9 @@ async def account_page(request: Request) -> Response:
     account = await account_of(request)
     if account is None:
         return redirect(request, "/signin")
-    return page(request, "account.html", done=request.query_params.get("done"), error=None)
+    incoming, _outgoing = await challenges_of(request).of(account)
+    done = request.query_params.get("done")
+    return page(request, "account.html", done=done, error=None, challenged=len(incoming))
 
 
 @router.post("/account/password")
