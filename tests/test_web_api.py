@@ -25,8 +25,17 @@ GAMES = boardlab.game_ids()
 
 @pytest.fixture
 def http(database: str) -> Any:
-    """The app on an empty database: every test here runs on SQLite and on PostgreSQL."""
+    """The app on an empty database: the tests that take it run on SQLite and on
+    PostgreSQL."""
     with client(database) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def sqlite_http(tmp_path: Path) -> Any:
+    """The app on SQLite alone, for what the storage does not decide (the AI's choice):
+    the same on both databases, and slow to ask twice."""
+    with client(f"sqlite:///{tmp_path / 'games.sqlite3'}") as test_client:
         yield test_client
 
 
@@ -645,9 +654,10 @@ def test_a_review_is_made_in_the_background_and_kept(http: Any) -> None:
     assert http.get(f"/api/games/{game_id}/review").json() == data  # kept, not made again
 
 
-def test_perfect_opens_galatjang_with_the_only_sowing_that_loses_least(http: Any) -> None:
+def test_perfect_opens_galatjang_with_the_only_sowing_that_loses_least(sqlite_http: Any) -> None:
     """In the browser too, the perfect player plays the solved opening (from the book,
     no table needed): s1 is the one first sowing worth -16; every other loses more."""
+    http = sqlite_http
     game_id = new_game(http, "galatjang", opponent="perfect", seat="1", pits="6", seeds="6")
     state = settled(http, game_id)
     assert state["moves"][0]["actions"][0] == "s1"

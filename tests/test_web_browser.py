@@ -31,7 +31,9 @@ SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LiveServer]:
-    """``boardlab serve`` on SQLite, then on PostgreSQL: every browser test runs on both."""
+    """``boardlab serve`` on SQLite, then on PostgreSQL, for what the storage keeps
+    between two browsers (online play, a spectator, clocks, takebacks): those tests run
+    on both."""
     folder = tmp_path_factory.mktemp("web")
     if request.param == "sqlite":
         live = LiveServer(folder / "games.sqlite3")
@@ -49,9 +51,10 @@ AT_ONCE = "localStorage.getItem('boardlab.speed') || localStorage.setItem('board
 
 @pytest.fixture(scope="module")
 def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """``boardlab serve`` on SQLite only, for what happens in the page alone (how a move
-    is shown, the keyboard, sounds, the move list): the storage under it is the same
-    for both databases, and the tests above walk it on each."""
+    """``boardlab serve`` on SQLite only, for what happens in one page (a game against
+    the AI or on one screen, how a move is shown, the keyboard, sounds, the move list,
+    review, languages): the storage under it is the same for both databases, and the
+    API's tests walk it on each (tests/test_web_api.py, test_web_online.py)."""
     live = LiveServer(tmp_path_factory.mktemp("page") / "games.sqlite3")
     live.start()
     yield live
@@ -164,12 +167,14 @@ def play_by_clicking(
 
 
 @pytest.mark.parametrize("game", ["jinli", "linja", "galatjang"])
-def test_a_whole_game_against_the_ai_by_clicking(page: Any, server: LiveServer, game: str) -> None:
-    game_id = start(page, server, game, "easy")
+def test_a_whole_game_against_the_ai_by_clicking(
+    page: Any, page_server: LiveServer, game: str
+) -> None:
+    game_id = start(page, page_server, game, "easy")
     if SHOTS:
         page.wait_for_timeout(300)
         page.screenshot(path=str(Path(SHOTS) / f"{game}.png"))
-    state = play_by_clicking(page, server, game_id, random.Random(game))
+    state = play_by_clicking(page, page_server, game_id, random.Random(game))
     status = page.inner_text("#status")
     assert state["outcome"]["sentence"] in status
     moves = page.inner_text("#moves")
@@ -177,27 +182,27 @@ def test_a_whole_game_against_the_ai_by_clicking(page: Any, server: LiveServer, 
         assert " ".join(turn["actions"]) in moves
 
 
-def test_two_people_on_one_screen(page: Any, server: LiveServer) -> None:
-    game_id = start(page, server, "galatjang", "human")
-    state = state_of(page, server, game_id)
+def test_two_people_on_one_screen(page: Any, page_server: LiveServer) -> None:
+    game_id = start(page, page_server, "galatjang", "human")
+    state = state_of(page, page_server, game_id)
     assert all(seat["human"] for seat in state["seats"])
-    final = play_by_clicking(page, server, game_id, random.Random(1))
+    final = play_by_clicking(page, page_server, game_id, random.Random(1))
     assert final["outcome"] is not None
     assert {turn["player"] for turn in final["moves"]} == {0, 1}
 
 
-def test_undo_hint_typed_actions_and_an_illegal_click(page: Any, server: LiveServer) -> None:
-    game_id = start(page, server, "galatjang", "easy")
-    state = settled(page, server, game_id)
+def test_undo_hint_typed_actions_and_an_illegal_click(page: Any, page_server: LiveServer) -> None:
+    game_id = start(page, page_server, "galatjang", "easy")
+    state = settled(page, page_server, game_id)
     # An illegal click: a pit of North's is not South's to sow.
     page.click('#board [data-place="n1"]')
     assert "cannot be played now" in page.inner_text("#message")
-    assert state_of(page, server, game_id)["ply"] == 0
+    assert state_of(page, page_server, game_id)["ply"] == 0
     # A typed action that is not legal is refused with the engine's reason.
     page.fill("#typed-action", "s9")
     page.press("#typed-action", "Enter")
     wait_until(page, "document.getElementById('message').textContent.includes('s9')")
-    assert state_of(page, server, game_id)["ply"] == 0
+    assert state_of(page, page_server, game_id)["ply"] == 0
     # The hint names a legal action and lights its pit.
     page.click("#hint-button")
     wait_until(page, "document.getElementById('hint').textContent.startsWith('Hint:')")
@@ -205,25 +210,25 @@ def test_undo_hint_typed_actions_and_an_illegal_click(page: Any, server: LiveSer
     # A typed legal action plays; the AI answers; undo takes both back.
     page.fill("#typed-action", "s1")
     page.press("#typed-action", "Enter")
-    wait_for(page, server, game_id, lambda s: s["ply"] >= 1)
-    state = settled(page, server, game_id)
+    wait_for(page, page_server, game_id, lambda s: s["ply"] >= 1)
+    state = settled(page, page_server, game_id)
     if state["outcome"] is None:
         page.click("#undo")
-        back = wait_for(page, server, game_id, lambda s: s["ply"] == 0)
+        back = wait_for(page, page_server, game_id, lambda s: s["ply"] == 0)
         assert back["human_to_act"]
         wait_until(page, "document.getElementById('message').textContent.includes('Taken back')")
 
 
-def test_download_upload_and_review(page: Any, server: LiveServer, tmp_path: Path) -> None:
-    game_id = start(page, server, "galatjang", "easy")
-    final = play_by_clicking(page, server, game_id, random.Random(2))
+def test_download_upload_and_review(page: Any, page_server: LiveServer, tmp_path: Path) -> None:
+    game_id = start(page, page_server, "galatjang", "easy")
+    final = play_by_clicking(page, page_server, game_id, random.Random(2))
     with page.expect_download() as download:
         page.click("#download-text")
     saved = tmp_path / "game.txt"
     download.value.save_as(saved)
     text = saved.read_text()
     assert all(a in text for turn in final["moves"] for a in turn["actions"])
-    page.goto(f"{server.url}/")
+    page.goto(f"{page_server.url}/")
     page.set_input_files("input[name=record]", str(saved))
     page.click("form.upload button")
     page.wait_for_url("**/review/*")
@@ -242,17 +247,17 @@ def test_download_upload_and_review(page: Any, server: LiveServer, tmp_path: Pat
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / "review.png"), full_page=True)
     # The same record pasted instead of uploaded opens the same game.
-    page.goto(f"{server.url}/")
+    page.goto(f"{page_server.url}/")
     page.fill("form.upload textarea[name=pasted]", text)
     page.click("form.upload button")
     page.wait_for_url("**/review/*")
-    pasted = state_of(page, server, page.url.rsplit("/", 1)[1])
+    pasted = state_of(page, page_server, page.url.rsplit("/", 1)[1])
     assert pasted["moves"] == final["moves"]
 
 
-def test_rules_pages_draw_their_diagrams(page: Any, server: LiveServer) -> None:
+def test_rules_pages_draw_their_diagrams(page: Any, page_server: LiveServer) -> None:
     for game in ("jinli", "linja", "galatjang"):
-        page.goto(f"{server.url}/rules/{game}")
+        page.goto(f"{page_server.url}/rules/{game}")
         assert page.locator("svg.board").count() >= 2
         assert page.locator("table.options tr").count() > 2
     if SHOTS:
@@ -293,7 +298,7 @@ def test_a_game_survives_the_server_being_killed(page: Any, database: str, tmp_p
         live.stop()
 
 
-def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
+def test_a_phone_sized_screen(browser: Any, page_server: LiveServer) -> None:
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
     )
@@ -301,7 +306,7 @@ def test_a_phone_sized_screen(browser: Any, server: LiveServer) -> None:
     sideways = "document.documentElement.scrollWidth"  # above 390: the page scrolls sideways
     try:
         for path in ("/", "/rules/jinli", "/new/linja", "/new/galatjang"):
-            phone.goto(f"{server.url}{path}")
+            phone.goto(f"{page_server.url}{path}")
             assert phone.evaluate(sideways) <= 390, path
         phone.click("button[type=submit]")
         phone.wait_for_selector('#play[data-ready="true"]')  # the script is listening
@@ -338,18 +343,18 @@ def board_counts(page: Any) -> dict[str, int]:
     return {name: int(count) for name, count in shown if count.isdigit()}
 
 
-def test_a_sowing_is_shown_seed_by_seed(page: Any, server: LiveServer) -> None:
-    game_id = start(page, server, "galatjang", "human")
+def test_a_sowing_is_shown_seed_by_seed(page: Any, page_server: LiveServer) -> None:
+    game_id = start(page, page_server, "galatjang", "human")
     page.evaluate("localStorage.setItem('boardlab.speed', 'normal')")
     page.reload()
-    before = settled(page, server, game_id)
+    before = settled(page, page_server, game_id)
     page.evaluate(TRAIL)  # every place the board lights while a move is shown
     pit = "s1"
     start_counts = board_counts(page)
     lifted = int(page.text_content(f'#board [data-place="{pit}"] text.count') or "")
     page.click(f'#board [data-place="{pit}"]')
-    wait_for(page, server, game_id, lambda s: s["ply"] > before["ply"])
-    after = settled(page, server, game_id)
+    wait_for(page, page_server, game_id, lambda s: s["ply"] > before["ply"])
+    after = settled(page, page_server, game_id)
     trail = page.evaluate("window.trail")
     notes = [n for n in after["last"]["notes"] if n["ply"] >= before["ply"] and n["places"]]
     # The board walks through exactly the places the engine's narration names, in order.
@@ -454,9 +459,9 @@ def test_an_action_without_places_is_a_button_in_sight(
         context.close()
 
 
-def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) -> None:
-    game_id = start(page, server, "linja", "human")
-    state = settled(page, server, game_id)
+def test_a_turn_played_with_the_keyboard_alone(page: Any, page_server: LiveServer) -> None:
+    game_id = start(page, page_server, "linja", "human")
+    state = settled(page, page_server, game_id)
 
     def tab_to(selector: str) -> str:
         """Press Tab until the focus is on ``selector`` inside the board; its place."""
@@ -475,7 +480,7 @@ def test_a_turn_played_with_the_keyboard_alone(page: Any, server: LiveServer) ->
     page.wait_for_selector(f'#board [data-place="{first}"].selected')
     target = tab_to("[data-place].target")
     page.keyboard.press("Enter")
-    played = wait_for(page, server, game_id, lambda s: s["ply"] == state["ply"] + 1)
+    played = wait_for(page, page_server, game_id, lambda s: s["ply"] == state["ply"] + 1)
     assert played["moves"][0]["actions"] == [f"{first}-{target}"]
     assert f"{first}-{target}" in [a["action"] for a in state["legal"]]
 
@@ -512,7 +517,9 @@ def test_a_whole_turn_of_several_actions_by_keyboard_keeps_the_focus_on_the_boar
     assert dropped["moves"][-1]["actions"][-1] == drop
 
 
-def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: LiveServer) -> None:
+def test_a_game_in_german_switched_to_english_mid_game(
+    browser: Any, page_server: LiveServer
+) -> None:
     """A browser that prefers German gets the game in German (status, narration, an
     illegal click's reason); the language link switches mid-game without losing a move,
     and the choice is remembered."""
@@ -524,18 +531,18 @@ def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: Liv
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_default_timeout(30000)
     try:
-        game_id = start(page, server, "galatjang", "easy")
+        game_id = start(page, page_server, "galatjang", "easy")
         assert page.get_attribute("html", "lang") == "de"
         with use_language("de"):
             your_turn = _("Your turn, {player}").format(player="Süd")
             not_now = _("{place} cannot be played now ({due}). {player} can start from {places}.")
-        state = settled(page, server, game_id)
+        state = settled(page, page_server, game_id)
         assert your_turn in page.inner_text("#status")
         page.click('#board [data-place="n1"]')
         assert not_now.split("{due}")[0].format(place="n1") in page.inner_text("#message")
         click_action(page, state["legal"][0])
-        wait_for(page, server, game_id, lambda s: s["ply"] >= 1)
-        state = settled(page, server, game_id)
+        wait_for(page, page_server, game_id, lambda s: s["ply"] >= 1)
+        state = settled(page, page_server, game_id)
         notes = page.inner_text("#notes")
         assert "Bohne" in notes, notes
         if SHOTS:
@@ -544,13 +551,13 @@ def test_a_game_in_german_switched_to_english_mid_game(browser: Any, server: Liv
         with page.expect_navigation():
             page.click('nav.languages a[hreflang="en"]')
         page.wait_for_selector('html[lang="en"]', state="attached")
-        settled(page, server, game_id)
+        settled(page, page_server, game_id)
         assert page.inner_text("#moves") == moves
         assert "Your turn, South" in page.inner_text("#status") or state["outcome"] is not None
-        final = play_by_clicking(page, server, game_id, random.Random(5))
+        final = play_by_clicking(page, page_server, game_id, random.Random(5))
         assert final["outcome"] is not None
         english = page.inner_text("#status")
-        page.goto(f"{server.url}/play/{game_id}")
+        page.goto(f"{page_server.url}/play/{game_id}")
         assert page.get_attribute("html", "lang") == "en", "the choice is remembered"
         with page.expect_navigation():
             page.click('nav.languages a[hreflang="de"]')
@@ -732,20 +739,20 @@ def test_a_takeback_asked_declined_and_allowed(browser: Any, server: LiveServer)
 
 
 def test_a_game_aborted_in_one_browser_is_aborted_in_the_other(
-    browser: Any, server: LiveServer
+    browser: Any, page_server: LiveServer
 ) -> None:
     """Before the game has really begun a player clicks Abort (and confirms): both
     pages say who aborted it, the board takes no more clicks, and Abort and Resign are
     gone; once both players have had a turn, Abort is no longer offered."""
-    with two_players(browser, server, "galatjang") as (creator, friend, game_id):
+    with two_players(browser, page_server, "galatjang") as (creator, friend, game_id):
         pages, rng = {0: creator, 1: friend}, random.Random(3)
         for page in pages.values():
             page.wait_for_selector("#abort", state="visible")
-        start = state_of(creator, server, game_id)
-        while state_of(creator, server, game_id)["to_act"] == start["to_act"]:
-            act_by_api(pages, server, game_id, rng)
+        start = state_of(creator, page_server, game_id)
+        while state_of(creator, page_server, game_id)["to_act"] == start["to_act"]:
+            act_by_api(pages, page_server, game_id, rng)
         aborter = pages[1 - start["to_act"]]  # the one to reply aborts instead
-        moved = state_of(creator, server, game_id)
+        moved = state_of(creator, page_server, game_id)
         aborter.wait_for_selector(f'#play[data-ply="{moved["ply"]}"]')
         aborter.once("dialog", lambda dialog: dialog.accept())
         aborter.click("#abort")
@@ -755,13 +762,13 @@ def test_a_game_aborted_in_one_browser_is_aborted_in_the_other(
             page.wait_for_selector("#abort", state="hidden")
             assert page.is_disabled("#resign")
             assert page.locator("#board [tabindex]").count() == 0
-        over = state_of(creator, server, game_id)
+        over = state_of(creator, page_server, game_id)
         assert over["outcome"]["result"] == "aborted" and over["outcome"]["winner"] is None
-    with two_players(browser, server, "galatjang") as (creator, friend, game_id):
+    with two_players(browser, page_server, "galatjang") as (creator, friend, game_id):
         pages, rng = {0: creator, 1: friend}, random.Random(5)
-        while state_of(creator, server, game_id)["abortable"]:
-            act_by_api(pages, server, game_id, rng)
-        ply = state_of(creator, server, game_id)["ply"]
+        while state_of(creator, page_server, game_id)["abortable"]:
+            act_by_api(pages, page_server, game_id, rng)
+        ply = state_of(creator, page_server, game_id)["ply"]
         for page in pages.values():
             page.wait_for_selector(f'#play[data-ply="{ply}"]')
             assert page.is_hidden("#abort") and page.is_visible("#resign")
@@ -841,7 +848,7 @@ def test_two_friends_online_and_a_spectator(browser: Any, server: LiveServer) ->
 
 
 def test_a_long_review_fetches_the_boards_it_shows(
-    page: Any, server: LiveServer, tmp_path: Path
+    page: Any, page_server: LiveServer, tmp_path: Path
 ) -> None:
     """A review of 300 actions: the page carries no boards; End, Home, the arrow keys and
     a click in the move list each show the engine's board of that position, fetched in
@@ -866,11 +873,11 @@ def test_a_long_review_fetches_the_boards_it_shows(
             and asked.append(request.url)
         ),
     )
-    page.goto(f"{server.url}/")
+    page.goto(f"{page_server.url}/")
     page.set_input_files("input[name=record]", str(saved))
     page.click("form.upload button")
     page.wait_for_url("**/review/*")
-    sent = page.request.get(page.url).text()  # the page as the server sends it
+    sent = page.request.get(page.url).text()  # the page as the page_server sends it
     assert 'data-positions="301"' in sent and "<svg" not in sent
 
     def board_of(ply: int) -> str:
