@@ -5,6 +5,8 @@ secret, through a server that restarts mid-game."""
 from __future__ import annotations
 
 import asyncio
+import random
+import re
 import shlex
 import sys
 import threading
@@ -115,13 +117,16 @@ def state_of(url: str, game_id: str) -> dict[str, Any]:
 def test_a_game_played_to_its_end_through_a_restart(tmp_path: Path) -> None:
     """The client plays its seat with the seat's secret; the server is stopped after the
     client's first action and started again: the client opens the socket again and
-    plays on to the end."""
+    plays on to the end. A bad token's socket is refused, and the client says so once."""
     server = LiveServer(tmp_path / "games.db")
     server.start()
     said: list[str] = []
     try:
         game_id, seat = new_ai_game(server.url)
-        settings = Settings(server.url, "unused", ENGINE, movetime=0.05)
+        refused: list[str] = []  # a token that is no bot's: its socket refused, once
+        asyncio.run(play_one(Settings(server.url, "x" * 43, ENGINE), game_id, seat, refused.append))
+        assert refused == [f"game {game_id}: the server refused its socket (HTTP 403)"]
+        settings = Settings(server.url, "", ENGINE, movetime=0.05)  # the seat's secret only
         gate = threading.Event()
 
         def say(line: str) -> None:
@@ -148,3 +153,68 @@ def test_a_game_played_to_its_end_through_a_restart(tmp_path: Path) -> None:
     assert f"game {game_id}: the connection dropped; opening it again" in said
     assert said[-1].startswith(f"game {game_id} is over: "), said
     assert state["ply"] > 2
+
+
+def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
+    """The proof of issue #34: a bot account with a token; ``boardlab connect`` with
+    ``boardlab engine`` (random) as its engine; a person challenges the bot to a rated
+    game through the API and plays it; the bot accepts and plays to the end; both
+    ratings move and the record carries them. Ctrl-C then ends the client cleanly."""
+    import signal
+    import subprocess
+
+    import httpx2 as httpx
+
+    from boardlab.web.bots import BotStore
+    from boardlab.web.store import Store
+    from web_support import url_of
+
+    server = LiveServer(tmp_path / "games.db")
+    server.start()
+    connected = None
+    try:
+        store = Store(url_of(server.db), upgrade=None)
+        _bot, token = BotStore(store).add("robo")
+        store.engine.dispose()
+        command = [sys.executable, "-m", "boardlab", "connect", server.url, "--token", token]
+        connected = subprocess.Popen(
+            [*command, "--engine", ENGINE], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        with httpx.Client(base_url=server.url, timeout=30) as person:
+            signed = person.post("/api/account/signup", json={"name": "ana", "password": "p" * 8})
+            assert signed.status_code == 200, signed.text
+            # the game whose games under its default rules are shortest: the test's pace
+            body = {"to": "robo", "game": "galatjang", "rated": True, "side": "south"}
+            made = person.post("/api/challenges", json=body)
+            assert made.status_code == 201, made.text
+            seat = {"x-boardlab-seat": made.json()["seat"]}
+            deadline = time.monotonic() + 30
+            asked = f"/api/challenges/{made.json()['id']}"
+            while not (game_id := person.get(asked).json().get("game_id")):
+                assert time.monotonic() < deadline, "the bot did not accept"
+                time.sleep(0.1)
+            rng = random.Random(7)
+            while (state := person.get(f"/api/games/{game_id}", headers=seat).json())[
+                "outcome"
+            ] is None:
+                assert time.monotonic() < deadline + 60, "the game did not end"
+                if state["you_act"]:
+                    action = rng.choice(state["legal"])["action"]
+                    body = {"ply": state["ply"], "action": action}
+                    person.post(f"/api/games/{game_id}/play", json=body, headers=seat)
+                else:
+                    time.sleep(0.02)
+            record = person.get(f"/api/games/{game_id}/record.txt").text
+        diffs = re.findall(r'\[\w+RatingDiff "([+-]?\d+)"\]', record)
+        assert len(diffs) == 2 and len(re.findall(r'\[\w+Rating "1500\?"\]', record)) == 2
+        if state["outcome"]["winner"] is not None:  # a win moves both, opposite ways
+            assert int(diffs[0]) == -int(diffs[1]) != 0
+        connected.send_signal(signal.SIGINT)
+        output = connected.communicate(timeout=20)[0].decode()
+    finally:
+        if connected is not None and connected.poll() is None:
+            connected.kill()
+        server.stop()
+    assert connected.returncode == 130, output
+    assert "Traceback" not in output
+    assert f"game {game_id} is over" in output and "boardlab: interrupted" in output

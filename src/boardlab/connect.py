@@ -136,7 +136,9 @@ class Server:
         self.token = token
 
     def headers(self, seat: str | None = None) -> dict[str, str]:
-        found = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        found = {"Accept": "application/json"}
+        if self.token:  # (a game played by its seat's secret alone needs none)
+            found["Authorization"] = f"Bearer {self.token}"
         if seat:
             found["X-Boardlab-Seat"] = seat
         return found
@@ -344,7 +346,7 @@ class Bot:
     async def follow(self, table: Table) -> None:
         """Play one game to its end over its socket, opening it again when it drops."""
         from websockets.asyncio.client import connect
-        from websockets.exceptions import WebSocketException
+        from websockets.exceptions import InvalidStatus, WebSocketException
 
         tries = 0
         try:
@@ -362,6 +364,15 @@ class Bot:
                             await self.hear(table, json.loads(message), socket.send)
                             if table.over:
                                 return
+                except InvalidStatus as refused:  # the token or the game: no use trying again
+                    status = refused.response.status_code
+                    if status in (401, 403, 404):
+                        self.say(
+                            _("game {game}: the server refused its socket (HTTP {status})").format(
+                                game=table.game_id, status=status
+                            )
+                        )
+                        return
                 except (OSError, WebSocketException, TimeoutError):
                     pass
                 if not table.over:
@@ -462,7 +473,12 @@ async def play_one(
         await bot.stop()
 
 
-def connect(settings: Settings, say: Callable[[str], None] = print) -> None:
+def say_now(line: str) -> None:
+    """A line of the client's log, written at once (its output may be a pipe)."""
+    print(line, flush=True)
+
+
+def connect(settings: Settings, say: Callable[[str], None] = say_now) -> None:
     """Run the client until Ctrl-C (engines ended on the way out)."""
     require("web", "boardlab connect", "websockets")
     asyncio.run(Bot(settings, say).run())

@@ -25,6 +25,7 @@ from contextlib import ExitStack
 
 from boardlab.cli import (
     analyze,
+    bots,
     connect,
     db,
     engine,
@@ -65,6 +66,7 @@ COMMANDS: tuple[Command, ...] = (
     replay,
     review,
     serve,
+    bots,
     prepare,
     db,
     puzzles,

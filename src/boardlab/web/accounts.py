@@ -41,6 +41,7 @@ from boardlab.web.data import (
 from boardlab.web.store import (
     AccountGameRow,
     AccountRow,
+    BotTokenRow,
     ChallengeRow,
     GameRow,
     PuzzlePlayerRow,
@@ -387,7 +388,14 @@ class AccountStore:
                     game.seat_accounts = [
                         None if a == account.id else a for a in game.seat_accounts
                     ]
-            kept = (SessionRow, AccountGameRow, RatingRow, RatingHistoryRow, PuzzlePlayerRow)
+            kept = (
+                SessionRow,
+                AccountGameRow,
+                RatingRow,
+                RatingHistoryRow,
+                PuzzlePlayerRow,
+                BotTokenRow,
+            )
             for table in kept:
                 session.execute(delete(table).where(table.account_id == account.id))
             session.execute(  # its challenges, made and received

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import boardlab
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, use_language
+from boardlab.web.bots import Bots, BotTokens
 from boardlab.web.data import GameStore
 from boardlab.web.deps import (
     HERE,
@@ -42,7 +43,7 @@ from boardlab.web.guard import (
 )
 from boardlab.web.language import LanguageMiddleware, check_query, chosen
 from boardlab.web.memory import MEMORY_URL, MemoryStore
-from boardlab.web.routes import api, live, pages
+from boardlab.web.routes import api, bots, live, pages
 from boardlab.web.service import GameService
 from boardlab.web.store import Store
 
@@ -91,6 +92,7 @@ def create_app(
         openapi_url="/api/openapi.json",
         dependencies=[Depends(check_query)],
     )
+    app.add_middleware(BotTokens)  # (inside the client's bounds)
     app.add_middleware(ClientGate, limits=limits)
     app.add_middleware(BodyLimit, limits=limits)
     app.add_middleware(SameOrigin)
@@ -99,11 +101,13 @@ def create_app(
     app.state.site = Site(service, limits, secure_cookies, new_templates())
     app.state.limits = limits
     app.state.service = service
+    app.state.bots = Bots(store, limits.requests)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     # a page's header names the signed-in player: read once, before the page is made
     app.include_router(pages.router, dependencies=[Depends(account_of)])
     app.include_router(api.router)
     app.include_router(live.router)
+    app.include_router(bots.router)
     add_error_handlers(app)
     return app
 

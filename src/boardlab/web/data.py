@@ -149,6 +149,8 @@ class Viewer:
     """Who is asking about a game: the secrets it sent for it (a cookie, a header)."""
 
     secrets: tuple[str, ...] = ()
+    #: the bot whose token the request sent (web/bots.py): the seats its account holds
+    bot: int | None = None
 
     @functools.cached_property
     def keys(self) -> frozenset[str]:
@@ -157,13 +159,17 @@ class Viewer:
 
     def seats(self, stored: StoredGame) -> frozenset[int]:
         """The seats this viewer acts for; none for a spectator."""
-        if stored.seat_keys is None or not self.secrets:  # from before seats had keys
+        if stored.seat_keys is None or not (self.secrets or self.bot is not None):  # no keys yet
             return frozenset()
         keys = self.keys
+        bot = self.bot
         return frozenset(
             k
             for k, key in enumerate(stored.seat_keys)
-            if key is not None and key in keys and k != stored.open_seat
+            if k != stored.open_seat
+            and (
+                (key is not None and key in keys) or (bot is not None and stored.accounts[k] == bot)
+            )
         )
 
 

@@ -219,7 +219,8 @@ def headers_of(error: BoardlabError) -> dict[str, str] | None:
 def viewer_of(request: Request | WebSocket, game_id: str) -> Viewer:
     """Who asks about a game: the secrets it sent for it, cookie or header."""
     sent = [request.cookies.get(f"{SEAT}-{game_id}", ""), request.headers.get(SEAT_HEADER, "")]
-    return Viewer(tuple(secret for secret in sent if 16 <= len(secret) <= 64))
+    bot = request.scope.get("state", {}).get("bot")  # a bot's token (web/bots.py)
+    return Viewer(tuple(secret for secret in sent if 16 <= len(secret) <= 64), bot)
 
 
 def browser_id(request: Request) -> str:

@@ -247,6 +247,8 @@ class AccountRow(Base):
     key: Mapped[str] = mapped_column(String(32))
     password: Mapped[str] = mapped_column(String(256))
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    #: A bot: played by a program with API tokens (web/bots.py), signed in by no password.
+    bot: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class SessionRow(Base):
@@ -262,6 +264,19 @@ class SessionRow(Base):
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     expires: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class BotTokenRow(Base):
+    """A bot's API token (web/bots.py): its SHA-256, as a session's (the token is shown
+    once, to the host who made it)."""
+
+    __tablename__ = "bot_tokens"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 class AccountGameRow(Base):

@@ -626,6 +626,8 @@ async def accept_challenge(
     this browser (a cookie); the seat's secret."""
     account = await challenger_of(request)
     site_of(request).count_creation(request)
+    if request.scope.get("state", {}).get("bot") is not None:  # a bot's token (web/bots.py)
+        await request.app.state.bots.check_room(account)
     game_id, secret = await challenges_of(request).accept(
         challenge_id, account, browser_id(request)
     )

@@ -1,0 +1,339 @@
+"""Bots and their tokens against a running server on SQLite and on PostgreSQL: the table
+"Who may do what with a bot's token" of docs/web.md walked cell by cell for every viewer
+(the bot's token, another bot's, a revoked one, the token as a session cookie, none),
+the live socket opened by each, then the bounds: tokens a bot holds, requests a bot
+sends from many addresses, games a bot plays at once."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import boardlab
+from optional import need
+
+need("fastapi")
+
+import httpx2 as httpx  # noqa: E402
+
+from boardlab.web.accounts import SESSION_COOKIE, session_key  # noqa: E402
+from boardlab.web.bots import TOKENS_MOST, BotStore, allowed, bearer_of, tag_of  # noqa: E402
+from boardlab.web.data import RequestError  # noqa: E402
+from boardlab.web.store import Store  # noqa: E402
+from web_support import LiveServer, url_of  # noqa: E402
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "web.md"
+PASSWORD = "correct horse"
+BOT, OTHER, REVOKED, COOKIE, NONE = "bot", "other bot", "revoked", "cookie", "no token"
+VIEWERS = (BOT, OTHER, REVOKED, COOKIE, NONE)
+ADDRESSES = (f"10.8.{k // 250}.{k % 250 + 1}" for k in itertools.count())
+GAME = boardlab.game_ids()[0]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: Any) -> Iterator[LiveServer]:
+    folder = tmp_path_factory.mktemp("bots")
+    if request.param == "sqlite":
+        db: Path | str = folder / "games.sqlite3"
+    else:
+        db = request.getfixturevalue("postgres").fresh()
+    live = LiveServer(db, folder, extra=["--proxy", "127.0.0.1", "--limit", "games=100000"])
+    live.start()
+    yield live
+    live.stop()
+
+
+class World:
+    """A server's bots and a person: the bot ``robo`` (its token, and one revoked),
+    another bot, and a player signed in who challenges the bot."""
+
+    def __init__(self, server: LiveServer) -> None:
+        self.server = server
+        store = Store(url_of(server.db), upgrade=None)
+        try:
+            bots = BotStore(store)
+            suffix = secrets.token_hex(3)
+            self.bot_name = f"robo{suffix}"
+            account, self.token = bots.add(self.bot_name)
+            self.revoked = bots.make_token(account)
+            assert bots.revoke(account, tag_of(session_key(self.revoked))) == 1
+            self.other = bots.add(f"droid{suffix}")[1]
+        finally:
+            store.engine.dispose()
+        self.player = client(server)
+        self.player_name = f"ana{suffix}"
+        self.seats: dict[str, str] = {}
+        answer = self.player.post(
+            "/api/account/signup", json={"name": self.player_name, "password": PASSWORD}
+        )
+        assert answer.status_code == 200, answer.text
+
+    def close(self) -> None:
+        self.player.close()
+
+    def as_viewer(self, viewer: str) -> httpx.Client:
+        if viewer == BOT:
+            return client(self.server, authorization=f"Bearer {self.token}")
+        if viewer == OTHER:
+            return client(self.server, authorization=f"Bearer {self.other}")
+        if viewer == REVOKED:
+            return client(self.server, authorization=f"Bearer {self.revoked}")
+        http = client(self.server)
+        if viewer == COOKIE:
+            http.cookies.set(SESSION_COOKIE, self.token, domain="127.0.0.1")
+        return http
+
+    def challenge(self) -> str:
+        """An open challenge from the player to the bot, the bot to move first."""
+        body = {"to": self.bot_name, "game": GAME, "side": "north"}
+        answer = self.player.post("/api/challenges", json=body)
+        assert answer.status_code == 201, answer.text
+        self.seats[answer.json()["id"]] = answer.json()["seat"]
+        return str(answer.json()["id"])
+
+    def game(self) -> str:
+        """A game between the player and the bot, accepted with the bot's token only."""
+        with self.as_viewer(BOT) as bot:
+            challenge = self.challenge()
+            answer = bot.post(f"/api/challenges/{challenge}/accept", json={})
+            assert answer.status_code == 200, answer.text
+            game_id = str(answer.json()["game"])
+            self.seats[game_id] = self.seats[challenge]
+            return game_id
+
+    def end(self, game_id: str) -> None:
+        """The player resigns the game (a bot plays a bounded number at once)."""
+        seat = {"x-boardlab-seat": self.seats[game_id]}
+        ply = self.player.get(f"/api/games/{game_id}").json()["ply"]
+        self.player.post(f"/api/games/{game_id}/resign", json={"ply": ply}, headers=seat)
+
+
+def client(server: LiveServer, **headers: str) -> httpx.Client:
+    sent = {"x-forwarded-for": next(ADDRESSES), **headers}
+    return httpx.Client(base_url=server.url, headers=sent, timeout=30)
+
+
+def table() -> list[tuple[str, list[str], str]]:
+    """The rows of "Who may do what with a bot's token": name, routes, rule."""
+    text = DOC.read_text()
+    start = text.index("### Who may do what with a bot's token")
+    rows = []
+    for line in text[start:].split("\n## ", 1)[0].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2 and "`" in cells[0]:
+            rows.append(
+                (cells[0].split("`")[0].strip(), re.findall(r"`([^`]+)`", cells[0]), cells[1])
+            )
+    return rows
+
+
+def expected(rule: str, viewer: str) -> str | None:
+    """None when ``viewer`` may, else the status it gets."""
+    first, *rest = [part.strip() for part in rule.split(";")]
+    if {"anyone", viewer} & {word.strip() for word in first.split(",")}:
+        return None
+    for clause in rest:
+        who, _space, status = clause.rpartition(" ")
+        if who in ("others", viewer):
+            return status
+    raise AssertionError(f"the rule {rule!r} says nothing of {viewer}")
+
+
+def ask(world: World, http: httpx.Client, route: str, kept: dict[str, str]) -> httpx.Response:
+    """``route`` asked as ``http``, on the game or challenge ``kept`` for the route (a
+    refusal leaves it as it was); one that a change used up is made afresh next time."""
+    method, path = route.split(" ", 1)
+    body: dict[str, Any] = {}
+    for word, make in (("BOTGAME", world.game), ("CHALLENGE", world.challenge)):
+        if word in path:
+            if word not in kept:
+                kept[word] = make()
+            path = path.replace(word, kept[word])
+    game_id = kept.get("BOTGAME", "")
+    if path.endswith("/play"):
+        state = world.player.get(f"/api/games/{game_id}").json()
+        body = {"ply": state["ply"], "action": state["legal"][0]["action"]}
+    elif path.endswith("/resign"):
+        body = {"ply": 0}
+    path = path.replace("GAME", GAME)
+    if path == "/api/challenges" and method == "POST":
+        body = {"to": world.player_name, "game": GAME}
+    elif path.endswith("/password"):
+        body = {"password": PASSWORD, "new_password": "battery staple"}
+    elif path.endswith("/delete"):
+        body = {"password": PASSWORD}
+    if method == "GET":
+        return http.get(path)
+    if not path.startswith("/api/"):
+        return http.post(path, data={"opponent": "human", "seat": "0"})
+    answer = http.post(path, json=body)
+    if answer.is_success and "BOTGAME" in route:
+        world.end(kept.pop("BOTGAME"))
+    elif answer.is_success and "CHALLENGE" in route:
+        challenge = kept.pop("CHALLENGE")
+        if path.endswith("/accept"):  # its game, ended
+            world.seats[answer.json()["game"]] = world.seats[challenge]
+            world.end(answer.json()["game"])
+    return answer
+
+
+def test_every_token_route_for_every_viewer(server: LiveServer) -> None:
+    world = World(server)
+    failures, walked = [], 0
+    mine = {"name": world.bot_name, "bot": True}
+    for row, routes, rule in table():
+        for route in routes:
+            if route.startswith("WS "):
+                continue  # test_the_live_socket_for_every_viewer
+            kept: dict[str, str] = {}
+            for viewer in VIEWERS:
+                with world.as_viewer(viewer) as http:
+                    answer = ask(world, http, route, kept)
+                status, want = str(answer.status_code), expected(rule, viewer)
+                walked += 1
+                where = f"{row}: {route} as {viewer}"
+                if want is not None and status != want:
+                    failures.append(f"{where}: {status} {answer.text[:80]}, the table says {want}")
+                elif want is None and status not in ("200", "201", "303"):
+                    failures.append(f"{where}: {status} {answer.text[:80]}, the table allows it")
+                elif route == "GET /api/bot/account" and viewer == BOT and answer.json() != mine:
+                    failures.append(f"{where}: {answer.json()}")
+            if "BOTGAME" in kept:
+                world.end(kept["BOTGAME"])
+    assert walked >= 60
+    assert not failures, "\n".join(failures)
+    with world.as_viewer(BOT) as bot:  # the walk's games are over: none left to play
+        assert bot.get("/api/bot/games").json() == {"games": []}
+    assert world.player.get("/api/account").json() == {"name": world.player_name}
+    world.close()
+
+
+def test_the_live_socket_for_every_viewer(server: LiveServer) -> None:
+    """The bot's token holds its seat on the socket (no secret sent); another bot's
+    token, the token as a cookie and none hold no seat; a revoked token is refused."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    world = World(server)
+    game_id = world.game()
+    url = server.url.replace("http://", "ws://") + f"/ws/games/{game_id}"
+
+    async def welcome(viewer: str) -> Any:
+        with world.as_viewer(viewer) as http:
+            wanted = ("authorization", "x-forwarded-for")
+            headers = {k: v for k, v in http.headers.items() if k in wanted}
+        if viewer == COOKIE:
+            headers["cookie"] = f"{SESSION_COOKIE}={world.token}"
+        try:
+            async with connect(url, additional_headers=headers, proxy=None) as socket:
+                first = await socket.recv()
+        except InvalidStatus as refused:
+            return refused.response.status_code
+        import json
+
+        return json.loads(first)["you"]
+
+    async def everyone() -> dict[str, Any]:
+        return {viewer: await welcome(viewer) for viewer in VIEWERS}
+
+    seen = asyncio.run(everyone())
+    world.close()
+    assert seen == {BOT: [0], OTHER: [], REVOKED: 403, COOKIE: [], NONE: []}
+
+
+def test_tokens_are_bounded_and_kept_hashed(server: LiveServer) -> None:
+    store = Store(url_of(server.db), upgrade=None)
+    try:
+        bots = BotStore(store)
+        account, first = bots.add("tok" + secrets.token_hex(4))
+        for _ in range(TOKENS_MOST - 1):
+            bots.make_token(account)
+        with pytest.raises(RequestError, match=f"has {TOKENS_MOST} tokens: revoke one first"):
+            bots.make_token(account)
+        with pytest.raises(RequestError, match="is taken: a bot is a new account"):
+            bots.add(account.name.upper())
+        from sqlalchemy import select
+
+        from boardlab.web.store import BotTokenRow
+
+        with store.reading() as session:
+            kept = session.scalars(select(BotTokenRow.key)).all()
+        assert first not in kept and all(len(key) == 64 for key in kept)
+        assert bots.account_of(first) == account
+        assert bots.revoke(account, None) == TOKENS_MOST
+        assert bots.account_of(first) is None
+    finally:
+        store.engine.dispose()
+
+
+def test_a_bots_requests_are_counted_from_every_address(tmp_path: Path) -> None:
+    """A bot's requests share one count (the ``requests`` limit) whatever address
+    they come from."""
+    live = LiveServer(tmp_path / "limit.db", extra=["--proxy", "127.0.0.1"])
+    live.extra += ["--limit", "requests=20"]
+    live.start()
+    try:
+        world_store = Store(url_of(live.db), upgrade=None)
+        _account, token = BotStore(world_store).add("counted")
+        world_store.engine.dispose()
+        statuses = []
+        for _ in range(25):  # each from an address of its own, under its own count
+            with client(live, authorization=f"Bearer {token}") as http:
+                statuses.append(http.get("/api/bot/account").status_code)
+        assert statuses[:20] == [200] * 20
+        assert set(statuses[20:]) == {429}
+        with client(live, authorization=f"Bearer {token}") as http:
+            refused = http.get("/api/bot/account")
+        assert refused.headers["retry-after"] == "10"
+        assert "too many requests from this bot: at most 20 in 10 seconds" in refused.text
+    finally:
+        live.stop()
+
+
+def test_a_bot_plays_a_bounded_number_of_games(server: LiveServer, monkeypatch: Any) -> None:
+    """Past ``BOT_GAMES_MOST`` games not over, a bot's accept is refused (checked here
+    through the store's count, as the route asks it)."""
+    from boardlab.web import bots as bots_module
+
+    world = World(server)
+    for _ in range(2):
+        world.game()
+    world.close()
+    store = Store(url_of(server.db), upgrade=None)
+    try:
+        monkeypatch.setattr(bots_module, "BOT_GAMES_MOST", 2)
+        found = bots_module.BotStore(store).find(world.bot_name)
+        with pytest.raises(RequestError, match="plays 2 games at once already"):
+            asyncio.run(bots_module.Bots(store, 10).check_room(found))
+    finally:
+        store.engine.dispose()
+
+
+def test_the_allow_list_and_the_header() -> None:
+    assert allowed("POST", "/api/games/abc/play") and allowed("WS", "/ws/games/abc")
+    assert not allowed("POST", "/api/games/abc/undo")
+    assert not allowed("GET", "/api/games/abc/play/x") and not allowed("GET", "/lobby")
+    assert bearer_of([(b"Authorization", b"Bearer  tok ")]) == "tok"
+    assert bearer_of([(b"authorization", b"Bearer")]) == ""
+    assert bearer_of([(b"authorization", b"Basic xyz")]) is None  # a proxy's, not ours
+    assert bearer_of([(b"cookie", b"a=b")]) is None
+
+
+def test_malformed_tokens_are_refused_alike(server: LiveServer) -> None:
+    """Made-up, oversized, empty and binary tokens: 401 with one sentence, before the
+    app; a Basic header (a proxy's) is left to the app (a guest)."""
+    for sent in ("Bearer " + "x" * 43, "Bearer " + "y" * 10_000, "Bearer", "bearer \u00ff" * 9):
+        with client(server) as http:
+            answer = http.get("/api/bot/account", headers={"authorization": sent.encode("latin-1")})
+        assert answer.status_code == 401, (sent[:20], answer.text)
+        assert answer.json()["error"].startswith("this token acts for no bot")
+    with client(server, authorization="Basic dXNlcjpwYXNz") as http:
+        assert http.get("/api/bot/account").status_code == 401  # no bot: a guest
+        assert http.get("/lobby").status_code == 200
