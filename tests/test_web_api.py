@@ -860,3 +860,21 @@ def test_sqlite_log_is_copied_into_the_database_beside_the_writers(tmp_path: Any
     assert frames > 0 and copied == frames
     assert store.away_since is None  # no outage was said
     store.engine.dispose()
+
+
+def test_an_unknown_lesson_or_game_names_what_there_is() -> None:
+    import html
+
+    from boardlab.lessons import lessons
+
+    game = boardlab.game_ids()[0]
+    with client("memory:") as http:
+        answer = http.get(f"/learn/{game}/nope")
+        assert answer.status_code == 404
+        ids = ", ".join(k.id for k in lessons(game))
+        said = f"no lesson 'nope' of '{game}': its lessons are {ids}"
+        assert said in html.unescape(answer.text)
+        answer = http.get("/learn/chess/nope")
+        assert answer.status_code == 404
+        games = ", ".join(boardlab.game_ids())
+        assert f"no game 'chess' here: the games are {games}" in html.unescape(answer.text)

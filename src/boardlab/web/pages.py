@@ -825,11 +825,19 @@ def lesson_page(game_id: str, lesson_id: str) -> dict[str, Any]:
     """What a lesson's page needs, in the reader's language: its words, its steps (the
     actions each accepts, the other side's reply), the board it starts from, and where
     the next lesson is. A game or lesson that does not exist is a NotFound."""
-    found = lesson(game_id, lesson_id) if game_id in boardlab.game_ids() else None
+    if game_id not in boardlab.game_ids():
+        raise NotFound(
+            _("no game {game!r} here: the games are {games}").format(
+                game=clipped(game_id, 40), games=", ".join(boardlab.game_ids())
+            )
+        )
+    found = lesson(game_id, lesson_id)
     if found is None:
         raise NotFound(
-            _("no lesson {lesson!r} of {game!r}").format(
-                lesson=clipped(lesson_id, 40), game=clipped(game_id, 40)
+            _("no lesson {lesson!r} of {game!r}: its lessons are {lessons}").format(
+                lesson=clipped(lesson_id, 40),
+                game=game_id,
+                lessons=", ".join(k.id for k in lessons(game_id)),
             )
         )
     lang = language()
