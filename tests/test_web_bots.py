@@ -337,3 +337,31 @@ def test_malformed_tokens_are_refused_alike(server: LiveServer) -> None:
     with client(server, authorization="Basic dXNlcjpwYXNz") as http:
         assert http.get("/api/bot/account").status_code == 401  # no bot: a guest
         assert http.get("/lobby").status_code == 200
+
+
+def test_a_bot_is_marked_on_its_profile_and_the_leaderboard(server: LiveServer) -> None:
+    from boardlab.web.store import RatingRow
+
+    world = World(server)
+    mark = 'class="bot-mark"'
+    assert mark in world.player.get(f"/@/{world.bot_name}").text
+    assert mark not in world.player.get(f"/@/{world.player_name}").text
+    store = Store(url_of(server.db), upgrade=None)
+    try:  # a rating sure enough for the leaderboard (rated games would make it so)
+        bot = BotStore(store).find(world.bot_name)
+        with store.session() as session:
+            session.add(
+                RatingRow(
+                    account_id=bot.id,
+                    game=GAME,
+                    rating=3999,
+                    deviation=50,
+                    volatility=0.06,
+                    games=40,
+                )
+            )
+    finally:
+        store.engine.dispose()
+    board = world.player.get(f"/players?game={GAME}").text
+    assert f'{mark} title="played by a program">BOT</span> <a href="/@/{world.bot_name}"' in board
+    world.close()

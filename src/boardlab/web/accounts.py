@@ -105,6 +105,8 @@ class Account:
 
     id: int
     name: str
+    #: a bot (web/bots.py): marked BOT on its profile and the leaderboards
+    bot: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class Standing:
     rating: float
     deviation: float
     games: int
+    bot: bool = False
 
     @property
     def provisional(self) -> bool:
@@ -431,7 +434,7 @@ class AccountStore:
             row = session.scalars(
                 select(AccountRow).where(AccountRow.key == name_key(name))
             ).first()
-            return None if row is None else Account(row.id, row.name)
+            return None if row is None else Account(row.id, row.name, row.bot)
 
     def profile(self, account: Account, page: int = 0, limit: int = PROFILE_GAMES) -> Profile:
         """The account's ratings (the most played game first), each game's history, and
@@ -476,15 +479,15 @@ class AccountStore:
         """The best ``limit`` ratings at ``game`` that are not provisional."""
         with self.store.reading() as session:
             found = session.execute(
-                select(AccountRow.name, RatingRow)
+                select(AccountRow.name, AccountRow.bot, RatingRow)
                 .join(RatingRow, RatingRow.account_id == AccountRow.id)
                 .where(RatingRow.game == game, RatingRow.deviation <= PROVISIONAL)
                 .order_by(RatingRow.rating.desc(), AccountRow.key)
                 .limit(limit)
             ).all()
             return [
-                Standing(name, row.game, row.rating, row.deviation, row.games)
-                for name, row in found
+                Standing(name, row.game, row.rating, row.deviation, row.games, bot)
+                for name, bot, row in found
             ]
 
     @staticmethod

@@ -497,6 +497,7 @@ async def profile_page(
         request,
         "profile.html",
         player=found.account.name,
+        bot=found.account.bot,
         ratings=ratings,
         mine=rows,
         page_number=page_number,
