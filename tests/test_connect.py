@@ -155,11 +155,26 @@ def test_a_game_played_to_its_end_through_a_restart(tmp_path: Path) -> None:
     assert state["ply"] > 2
 
 
+def engines_of(parent: int) -> list[int]:
+    """The processes ``parent`` started (a client's engines)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(stat.parent.name))
+    return found
+
+
 def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
     """The proof of issue #34: a bot account with a token; ``boardlab connect`` with
-    ``boardlab engine`` (random) as its engine; a person challenges the bot to a rated
-    game through the API and plays it; the bot accepts and plays to the end; both
-    ratings move and the record carries them. Ctrl-C then ends the client cleanly."""
+    ``boardlab engine`` (random) as its engine, accepting one game; a person's challenge
+    to another game is declined with the reason; their rated challenge is accepted and
+    played through the API. Ctrl-C mid-game ends the client and its engine cleanly; the
+    client started again picks the game up (the token holds the bot's seat) and plays it
+    to the end; both ratings move and the record carries them."""
     import signal
     import subprocess
 
@@ -167,24 +182,42 @@ def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
 
     from boardlab.web.bots import BotStore
     from boardlab.web.store import Store
-    from web_support import url_of
+    from web_support import alive_process, url_of
 
+    # the game whose games under its default rules are shortest: the test's pace
+    game, other = "galatjang", "linja"
     server = LiveServer(tmp_path / "games.db")
     server.start()
-    connected = None
+    clients: list[subprocess.Popen[bytes]] = []
+
+    def connected() -> subprocess.Popen[bytes]:
+        command = [sys.executable, "-m", "boardlab", "connect", server.url, "--token", token]
+        clients.append(
+            subprocess.Popen(
+                [*command, "--engine", ENGINE, "--accept", game],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+            )
+        )
+        return clients[-1]
+
+    def stopped(client: subprocess.Popen[bytes]) -> str:
+        client.send_signal(signal.SIGINT)
+        output = client.communicate(timeout=20)[0].decode()
+        assert client.returncode == 130 and "Traceback" not in output, output
+        assert output.rstrip().endswith("boardlab: interrupted"), output
+        return output
+
     try:
         store = Store(url_of(server.db), upgrade=None)
         _bot, token = BotStore(store).add("robo")
         store.engine.dispose()
-        command = [sys.executable, "-m", "boardlab", "connect", server.url, "--token", token]
-        connected = subprocess.Popen(
-            [*command, "--engine", ENGINE], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-        )
+        first = connected()
         with httpx.Client(base_url=server.url, timeout=30) as person:
             signed = person.post("/api/account/signup", json={"name": "ana", "password": "p" * 8})
             assert signed.status_code == 200, signed.text
-            # the game whose games under its default rules are shortest: the test's pace
-            body = {"to": "robo", "game": "galatjang", "rated": True, "side": "south"}
+            refused = person.post("/api/challenges", json={"to": "robo", "game": other})
+            body = {"to": "robo", "game": game, "rated": True, "side": "south"}
             made = person.post("/api/challenges", json=body)
             assert made.status_code == 201, made.text
             seat = {"x-boardlab-seat": made.json()["seat"]}
@@ -193,11 +226,24 @@ def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
             while not (game_id := person.get(asked).json().get("game_id")):
                 assert time.monotonic() < deadline, "the bot did not accept"
                 time.sleep(0.1)
-            rng = random.Random(7)
+            while (declined := person.get(f"/api/challenges/{refused.json()['id']}").json())[
+                "status"
+            ] == "open":  # answered in the same look as the other, maybe after it
+                assert time.monotonic() < deadline, "the bot did not decline"
+                time.sleep(0.05)
+            assert declined["status"] == "declined", declined
+            assert declined["reason"] == f"this bot does not play {other}"
+            rng, restarted = random.Random(7), None
             while (state := person.get(f"/api/games/{game_id}", headers=seat).json())[
                 "outcome"
             ] is None:
                 assert time.monotonic() < deadline + 60, "the game did not end"
+                if restarted is None and state["ply"] >= 2:  # the bot has played: Ctrl-C
+                    engines = engines_of(first.pid)
+                    assert engines, "the game's engine runs beside the client"
+                    output = stopped(first)
+                    assert not any(alive_process(pid) for pid in engines), "an engine stayed"
+                    restarted = connected()
                 if state["you_act"]:
                     action = rng.choice(state["legal"])["action"]
                     body = {"ply": state["ply"], "action": action}
@@ -205,16 +251,15 @@ def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
                 else:
                     time.sleep(0.02)
             record = person.get(f"/api/games/{game_id}/record.txt").text
-        diffs = re.findall(r'\[\w+RatingDiff "([+-]?\d+)"\]', record)
-        assert len(diffs) == 2 and len(re.findall(r'\[\w+Rating "1500\?"\]', record)) == 2
-        if state["outcome"]["winner"] is not None:  # a win moves both, opposite ways
-            assert int(diffs[0]) == -int(diffs[1]) != 0
-        connected.send_signal(signal.SIGINT)
-        output = connected.communicate(timeout=20)[0].decode()
+        assert restarted is not None
+        output = stopped(restarted)
     finally:
-        if connected is not None and connected.poll() is None:
-            connected.kill()
+        for client in clients:
+            if client.poll() is None:
+                client.kill()
         server.stop()
-    assert connected.returncode == 130, output
-    assert "Traceback" not in output
-    assert f"game {game_id} is over" in output and "boardlab: interrupted" in output
+    assert f"game {game_id} is over" in output  # the second client's end of the game
+    diffs = re.findall(r'\[\w+RatingDiff "([+-]?\d+)"\]', record)
+    assert len(diffs) == 2 and len(re.findall(r'\[\w+Rating "1500\?"\]', record)) == 2
+    if state["outcome"]["winner"] is not None:  # a win moves both, opposite ways
+        assert int(diffs[0]) == -int(diffs[1]) != 0
