@@ -62,11 +62,12 @@ def test_match_command_reports_and_writes_records(
     assert main([*args, "--records", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "linja: greedy vs random, 4 games, seats alternating, seed 0"
-    wins, draws, losses = (int(w) for w in out[1].split()[1:6:2])
+    assert out[1] == "from the start position"
+    wins, draws, losses = (int(w) for w in out[2].split()[1:6:2])
     assert wins + draws + losses == 4
-    assert out[2].startswith("score ") and "95% CI" in out[2]
-    assert out[3].startswith("Elo difference ")
-    assert out[5].startswith("time per action: greedy ")
+    assert out[3].startswith("score ") and "95% CI" in out[3]
+    assert out[4].startswith("Elo difference ")
+    assert out[6].startswith("time per action: greedy ")
     assert len(split_records(path.read_text())) == 4
     assert main(["replay", "linja", str(path)]) == 0
     replayed = capsys.readouterr().out.splitlines()

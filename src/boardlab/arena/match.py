@@ -1,4 +1,5 @@
-"""Play matches: N games between two agents, seats alternating, in parallel processes."""
+"""Play matches: N games between two agents, seats alternating, in parallel processes,
+from the start or from openings (each played by a pair of games, the seats swapped)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from boardlab.ai import make_agent
 from boardlab.ai.base import AgentFault
 from boardlab.arena.backends import Backend, LocalBackend
+from boardlab.arena.openings import Openings
 from boardlab.arena.stats import Score
 from boardlab.core.record import GameRecord
 from boardlab.core.registry import new_game
@@ -130,18 +132,24 @@ def play_match(
     progress: Callable[[GameResult], None] | None = None,
     stop: Callable[[list[GameResult]], bool] | None = None,
     backend: Backend | None = None,
+    openings: Openings | None = None,
 ) -> MatchResult:
     """Play ``games`` games on ``backend`` (default: ``jobs`` local processes, every core
     if not given), a few at a time ahead of the results; ``stop`` is asked after each
     result whether to end the match there (an SPRT's verdict): games still running are
-    then left out."""
+    then left out. Games 2k and 2k + 1 form pair k, the seats swapped, both from the
+    ``openings``' k-th (default: the start)."""
     options = dict(options or {})
     game = new_game(game_id, options)  # refuse bad options before starting processes
     make_agent(agent_a, game=game_id).check(game)
     make_agent(agent_b, game=game_id).check(game)
     backend = backend or LocalBackend(jobs)
     results: list[GameResult] = []
-    tasks = ((game_id, options, agent_a, agent_b, index, seed) for index in range(games))
+    openings = openings or Openings()
+    tasks = (
+        (game_id, options, agent_a, agent_b, index, seed, openings.of_pair(index // 2))
+        for index in range(games)
+    )
     with closing(backend.unordered(play_game, tasks)) as finished:
         for _, result in finished:
             results.append(result)

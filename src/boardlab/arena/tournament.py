@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
@@ -22,6 +21,9 @@ from typing import Any
 from boardlab.ai import make_agent
 from boardlab.arena.backends import Backend, LocalBackend
 from boardlab.arena.match import GameResult, play_game
+from boardlab.arena.openings import cycled
+from boardlab.arena.openings import random_openings as random_openings  # re-exported
+from boardlab.arena.openings import read_openings as read_openings  # re-exported
 from boardlab.arena.ratings import Fit, fit
 from boardlab.arena.stats import Score
 from boardlab.core.errors import BoardlabError
@@ -65,7 +67,7 @@ class Plan:
         for p, (i, j) in enumerate(self.pairings()):
             for k in range(self.pairs):
                 pair = p * self.pairs + k
-                opening = self.openings[pair % len(self.openings)]
+                opening = cycled(self.openings, pair)
                 for g in (0, 1):
                     planned.append((2 * pair + g, self.agents[i], self.agents[j], opening))
         return planned
@@ -86,59 +88,6 @@ class Plan:
             default=str,
         )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def random_openings(
-    game_id: str, options: Mapping[str, Any], count: int, length: int, seed: int
-) -> list[str]:
-    """``count`` openings of ``length`` uniformly random actions from the start (none
-    that ends the game), as position strings."""
-    game = new_game(game_id, dict(options))
-    rng = random.Random(seed)
-    found: list[str] = []
-    while len(found) < count:
-        position = game.initial()
-        for _step in range(length):
-            position = position.play(rng.choice(position.legal_actions()))
-            if position.is_over():
-                break
-        if not position.is_over():
-            found.append(position.position_string())
-    return found
-
-
-def read_openings(game_id: str, options: Mapping[str, Any], path: str) -> list[str]:
-    """The position strings of a file, one a line (``#`` comments and blank lines left
-    out), each checked."""
-    game = new_game(game_id, dict(options))
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        why = error.strerror if isinstance(error, OSError) else _("not UTF-8 text")
-        raise BoardlabError(
-            _("cannot read the openings file {path!r}: {why}").format(path=path, why=why)
-        ) from None
-    openings = []
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        try:
-            position = game.from_position_string(line)
-        except BoardlabError as error:
-            raise BoardlabError(
-                _("{path}, line {number}: {error}").format(path=path, number=number, error=error)
-            ) from None
-        if position.is_over():
-            raise BoardlabError(
-                _("{path}, line {number}: the game is over in {line!r}").format(
-                    path=path, number=number, line=line
-                )
-            )
-        openings.append(line)
-    if not openings:
-        raise BoardlabError(_("{path} holds no position string").format(path=path))
-    return openings
 
 
 def load(path: Path, plan: Plan) -> dict[int, Entry]:

@@ -22,6 +22,7 @@ from boardlab.core.registry import game_class, game_ids, new_game
 
 if TYPE_CHECKING:
     from boardlab.arena.backends import Backend
+    from boardlab.arena.openings import Openings
 
 
 class UsageError(Exception):
@@ -118,6 +119,41 @@ def parallel(sub: argparse.ArgumentParser) -> None:
             "this machine belongs to); without it a local Ray is started"
         ),
     )
+
+
+def openings_flags(sub: argparse.ArgumentParser) -> None:
+    """``--openings N`` and ``--openings-file FILE``: where each pair of games starts."""
+    sub.add_argument(
+        "--openings",
+        type=within(int, 0, 200),
+        default=0,
+        metavar="N",
+        help=_("start each pair from N random actions (default 0: from the start)"),
+    )
+    sub.add_argument(
+        "--openings-file",
+        metavar="FILE",
+        help=_("start the pairs from these position strings"),
+    )
+
+
+def openings_of(game: Game[Any], args: argparse.Namespace) -> Openings:
+    """The openings ``--openings`` (drawn from ``--seed``) or ``--openings-file`` name."""
+    from boardlab.arena.openings import Openings
+
+    options = dict(game.options)
+    if args.openings_file is not None:
+        if args.openings:
+            raise BoardlabError(
+                _(
+                    "--openings {length} and --openings-file {path!r} disagree: give random "
+                    "openings or a file of them, not both"
+                ).format(length=args.openings, path=args.openings_file)
+            )
+        return Openings.read(game.id, options, args.openings_file)
+    if args.openings:
+        return Openings.random(game.id, options, args.openings, args.seed)
+    return Openings()
 
 
 def lang_flag(parser: argparse.ArgumentParser, default: str | None) -> None:

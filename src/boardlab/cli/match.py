@@ -12,11 +12,14 @@ from boardlab.cli.common import (
     backend_of,
     command,
     game_of,
+    openings_flags,
+    openings_of,
     option_flag,
     parallel,
     progress_bar,
     within,
 )
+from boardlab.core.errors import BoardlabError
 from boardlab.core.files import write_atomic
 from boardlab.core.i18n import _, pgettext
 
@@ -33,9 +36,13 @@ def add(commands: Commands) -> argparse.ArgumentParser:
         "-n",
         type=within(int, 1, 10**7),
         metavar="N",
-        help=_("games to play (default 100; with --sprt, the most to play: default 20000)"),
+        help=_(
+            "games to play (default 100, with --openings-file two a position; with --sprt, "
+            "the most to play: default 20000)"
+        ),
     )
     option_flag(match)
+    openings_flags(match)
     parallel(match)
     match.add_argument("--seed", type=SEED, default=0, metavar="S")
     match.add_argument("--records", metavar="FILE", help=_("write every game's record to FILE"))
@@ -52,11 +59,21 @@ def add(commands: Commands) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from boardlab.arena import play_match
+    from boardlab.arena.openings import described
     from boardlab.arena.sprt import Sprt, pair_counts
 
     game = game_of(args)
     test = Sprt.parse(args.sprt) if args.sprt else None
-    games = args.games or (20_000 if test else 100)
+    openings = openings_of(game, args)
+    from_file = 2 * len(openings.known) if openings.source is not None else 100
+    games = args.games or (20_000 if test else from_file)
+    if games % 2 and not openings.from_start:
+        raise BoardlabError(
+            _(
+                "--games {games} with openings: each opening is played by a pair of games, "
+                "the seats swapped; give an even number"
+            ).format(games=games)
+        )
 
     def live(results: list[Any]) -> str:
         """The test's log-likelihood ratio and its bounds, to show."""
@@ -83,20 +100,21 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 stop=decided,
                 backend=backend,
+                openings=openings,
             )
     score = result.score
     low, high = score.interval()
     elo, elo_low, elo_high = score.elo()
-    options = " ".join(game.option_assignments())
     print(
         _("{game}: {first} vs {second}, {games} games, seats alternating, seed {seed}").format(
-            game=f"{game.id} ({options})" if options else game.id,
+            game=described(game),
             first=args.agent_a,
             second=args.agent_b,
             games=score.games,
             seed=args.seed,
         )
     )
+    print(openings.describe(len({g.index // 2 for g in result.games})))
     print(
         _("{agent}: {wins} wins, {draws} draws, {losses} losses").format(
             agent=args.agent_a, wins=score.wins, draws=score.draws, losses=score.losses

@@ -15,6 +15,8 @@ from boardlab.cli.common import (
     command,
     game_of,
     named,
+    openings_flags,
+    openings_of,
     option_flag,
     parallel,
     progress_bar,
@@ -42,18 +44,7 @@ def add(commands: Commands) -> argparse.ArgumentParser:
         metavar="N",
         help=_("game pairs (seats swapped, same opening) per meeting (default 10)"),
     )
-    tournament.add_argument(
-        "--openings",
-        type=within(int, 0, 200),
-        default=0,
-        metavar="N",
-        help=_("start each pair from N random actions (default 0: from the start)"),
-    )
-    tournament.add_argument(
-        "--openings-file",
-        metavar="FILE",
-        help=_("start the pairs from these position strings"),
-    )
+    openings_flags(tournament)
     parallel(tournament)
     tournament.add_argument("--seed", type=SEED, default=0, metavar="S")
     tournament.add_argument(
@@ -71,7 +62,7 @@ def add(commands: Commands) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from boardlab.arena.tournament import Plan, random_openings, read_openings, run, standings
+    from boardlab.arena.tournament import Plan, run, standings
 
     game = game_of(args)
     agents = tuple(args.agents)
@@ -82,14 +73,19 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     options = dict(game.options)
-    if args.openings_file:
-        openings: list[str | None] = list(read_openings(game.id, options, args.openings_file))
-    elif args.openings:
-        count = max(1, args.pairs * (len(agents) - 1 if args.gauntlet else len(agents)))
-        openings = list(random_openings(game.id, options, count, args.openings, args.seed))
-    else:
-        openings = [None]
-    plan = Plan(game.id, options, agents, args.gauntlet, args.pairs, tuple(openings), args.seed)
+    openings = openings_of(game, args)
+    # random openings drawn: pairs x agents (in a gauntlet x opponents), the pairs going
+    # round them; the count the results files of earlier tournaments were keyed by
+    drawn = max(1, args.pairs * (len(agents) - 1 if args.gauntlet else len(agents)))
+    plan = Plan(
+        game.id,
+        options,
+        agents,
+        args.gauntlet,
+        args.pairs,
+        openings.first(drawn),
+        args.seed,
+    )
     path = (
         Path(args.results)
         if args.results
@@ -115,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             game=game.name, games=len(entries), pairs=args.pairs, seed=args.seed
         )
     )
+    print(openings.describe(len(plan.games()) // 2))
     print(
         f"{column('rank'):>4}  {column('agent'):<{width}}  {'Elo':>6}  {'95%':>5}  "
         f"{column('score'):>6}  {column('W-D-L'):>11}"
