@@ -329,7 +329,7 @@ class Bot:
             if not self.has_room():
                 return  # it waits for a game to end (or expires)
             taken = await self.call("POST", f"/api/challenges/{ident}/accept", {})
-        except Refused as refused:
+        except (Refused, ConnectError) as refused:  # it is asked again at the next look
             self.say(_("challenge {id}: {reason}").format(id=ident, reason=refused))
             return
         self.say(_("accepted challenge {id}: game {game}").format(id=ident, game=taken["game"]))
@@ -361,7 +361,15 @@ class Bot:
                         tries = 0
                         table.answered = -1  # the game is sent afresh: answer what it shows
                         async for message in socket:
-                            await self.hear(table, json.loads(message), socket.send)
+                            try:
+                                heard = json.loads(message)
+                                await self.hear(table, heard, socket.send)
+                            except (ValueError, KeyError, TypeError, AttributeError):
+                                self.say(
+                                    _("game {game}: a message it cannot read: {text}").format(
+                                        game=table.game_id, text=str(message)[:80]
+                                    )
+                                )
                             if table.over:
                                 return
                 except InvalidStatus as refused:  # the token or the game: no use trying again

@@ -27,13 +27,13 @@ def bot_of(request: Request) -> Account:
     return account
 
 
-@router.get("/account", responses=refusals(401, 403, switches_language=True))
+@router.get("/account", responses=refusals(400, 401, 403, switches_language=True))
 async def bot_account(request: Request) -> dict[str, Any]:
     """The bot the token acts for."""
     return {"name": bot_of(request).name, "bot": True}
 
 
-@router.get("/games", responses=refusals(401, 403, switches_language=True))
+@router.get("/games", responses=refusals(400, 401, 403, switches_language=True))
 async def bot_games(request: Request) -> dict[str, Any]:
     """The games the bot holds a seat in that are not over, the oldest first: a client
     that restarts picks them up (the token holds the bot's seats)."""
