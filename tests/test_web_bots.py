@@ -365,3 +365,37 @@ def test_a_bot_is_marked_on_its_profile_and_the_leaderboard(server: LiveServer) 
     board = world.player.get(f"/players?game={GAME}").text
     assert f'{mark} title="played by a program">BOT</span> <a href="/@/{world.bot_name}"' in board
     world.close()
+
+
+def test_the_hosts_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``boardlab bots``: add prints a token that acts for the bot, token another, list
+    names their tags, revoke takes one then all; each problem one line."""
+    from boardlab.cli import main
+
+    db = f"sqlite:///{tmp_path / 'bots.db'}"
+    Store(db).engine.dispose()  # the schema, made
+
+    def bots(*words: str) -> tuple[int, str]:
+        code = main(["bots", *words, "--db", db])
+        said = capsys.readouterr()
+        return code, (said.out + said.err).strip()
+
+    code, first = bots("add", "robo")
+    assert code == 0 and len(first) == 43
+    code, second = bots("token", "Robo")
+    assert code == 0 and second != first
+    code, listed = bots("list")
+    tags = sorted(tag_of(session_key(token)) for token in (first, second))
+    assert code == 0 and listed.split("\t")[0] == "robo"
+    assert sorted(listed.split("\t")[1].split()) == tags
+    assert bots("revoke", "robo", tags[0]) == (0, "1 token revoked")
+    assert bots("revoke", "robo") == (0, "1 token revoked")
+    for words, said in (
+        (("add", "robo"), "boardlab: the name 'robo' is taken: a bot is a new account"),
+        (("token", "nobody"), "boardlab: there is no bot named 'nobody'"),
+        (("revoke", "robo", "zz"), "boardlab: robo has no token 'zz': see boardlab bots list"),
+        (("add",), "boardlab: boardlab bots add: name the bot, e.g. boardlab bots add NAME"),
+        (("offer", "http://x", "wizard"), "boardlab: unknown level 'wizard': choose from"),
+    ):
+        code, output = bots(*words)
+        assert code == 2 and output.startswith(said) and "\n" not in output, output
