@@ -34,7 +34,7 @@ from boardlab.core.i18n import _
 from boardlab.web.accounts import Account, check_account_name, name_key, session_key
 from boardlab.web.data import RequestError
 from boardlab.web.guard import REQUEST_SECONDS, RateLimit, refuse
-from boardlab.web.store import AccountRow, BotTokenRow, GameRow, Store
+from boardlab.web.store import AccountGameRow, AccountRow, BotTokenRow, GameRow, Store
 
 #: Tokens an account may hold at once.
 TOKENS_MOST = 5
@@ -187,11 +187,12 @@ class BotStore:
 
     def games_in_progress(self, account_id: int) -> list[str]:
         """The games not over whose seat the bot's account holds, the oldest first."""
-        with self.store.reading() as session:
+        with self.store.reading() as session:  # (a game of seats held is the accounts')
             rows = session.execute(
                 select(GameRow.id, GameRow.seat_accounts)
-                .where(GameRow.ending.is_(None), GameRow.seat_accounts.is_not(None))
-                .where(GameRow.result == "*")
+                .join(AccountGameRow, AccountGameRow.game_id == GameRow.id)
+                .where(AccountGameRow.account_id == account_id)
+                .where(GameRow.ending.is_(None), GameRow.result == "*")
                 .order_by(GameRow.created)
             ).all()
         return [game_id for game_id, held in rows if held and account_id in held]
