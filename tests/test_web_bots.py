@@ -98,6 +98,13 @@ class World:
         self.seats[answer.json()["id"]] = answer.json()["seat"]
         return str(answer.json()["id"])
 
+    def bot_challenge(self) -> str:
+        """An open challenge from the bot to the player, made with the bot's token."""
+        with self.as_viewer(BOT) as bot:
+            answer = bot.post("/api/challenges", json={"to": self.player_name, "game": GAME})
+            assert answer.status_code == 201, answer.text
+            return str(answer.json()["id"])
+
     def game(self) -> str:
         """A game between the player and the bot, accepted with the bot's token only."""
         with self.as_viewer(BOT) as bot:
@@ -151,7 +158,12 @@ def ask(world: World, http: httpx.Client, route: str, kept: dict[str, str]) -> h
     refusal leaves it as it was); one that a change used up is made afresh next time."""
     method, path = route.split(" ", 1)
     body: dict[str, Any] = {}
-    for word, make in (("BOTGAME", world.game), ("CHALLENGE", world.challenge)):
+    makers = (
+        ("BOTGAME", world.game),
+        ("BOTCHALLENGE", world.bot_challenge),
+        ("CHALLENGE", world.challenge),
+    )
+    for word, make in makers:
         if word in path:
             if word not in kept:
                 kept[word] = make()
@@ -176,6 +188,8 @@ def ask(world: World, http: httpx.Client, route: str, kept: dict[str, str]) -> h
     answer = http.post(path, json=body)
     if answer.is_success and "BOTGAME" in route:
         world.end(kept.pop("BOTGAME"))
+    elif answer.is_success and "BOTCHALLENGE" in route:
+        kept.pop("BOTCHALLENGE")
     elif answer.is_success and "CHALLENGE" in route:
         challenge = kept.pop("CHALLENGE")
         if path.endswith("/accept"):  # its game, ended
