@@ -263,3 +263,35 @@ def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
     assert len(diffs) == 2 and len(re.findall(r'\[\w+Rating "1500\?"\]', record)) == 2
     if state["outcome"]["winner"] is not None:  # a win moves both, opposite ways
         assert int(diffs[0]) == -int(diffs[1]) != 0
+
+
+def test_the_win_is_claimed_from_an_opponent_who_left() -> None:
+    """The server says when the win may be claimed (``claim_from``): the bot claims it
+    then, and again while the opponent stays away, its early claims' refusals unsaid;
+    the opponent back, it stops."""
+    from boardlab.connect import Bot, Table
+
+    said: list[str] = []
+    bot = Bot(Settings("http://host", "t", "e"), said.append)
+    sent: list[dict[str, Any]] = []
+
+    async def send(text: str) -> None:
+        import json
+
+        sent.append(json.loads(text))
+
+    async def scene() -> None:
+        table = Table("g1", None, you=[1], ply=7)
+        soon = time.time() * 1000 + 50
+        await bot.hear(table, {"type": "status", "claim_from": [soon, None]}, send)
+        await asyncio.sleep(0.3)
+        assert sent == [{"type": "claim", "id": 1, "ply": 7}]
+        await bot.hear(table, {"type": "error", "id": 1, "status": 400, "message": "x"}, send)
+        assert said == []  # a claim refused as too early is not news
+        await bot.hear(table, {"type": "status", "claim_from": [None, None]}, send)  # back
+        assert table.claiming is None
+        mine = Table("g2", None, you=[1])  # its own absence is not the opponent's
+        await bot.hear(mine, {"type": "status", "claim_from": [None, soon]}, send)
+        assert mine.claiming is None
+
+    asyncio.run(scene())

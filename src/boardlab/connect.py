@@ -48,6 +48,9 @@ MOST_GAMES = 8
 #: ``RECONNECT_SECONDS``, at most ``RECONNECTS`` times in a row.
 REQUEST_SECONDS = 15.0
 RECONNECT_SECONDS, RECONNECTS = 1.0, 30
+#: Seconds a claim of the win waits at most (the server's minute, and a clock that
+#: differs), and between two claims while the opponent stays away.
+CLAIM_PATIENCE, CLAIM_AGAIN = 70.0, 5.0
 #: A move never takes more of the clock than this share, and keeps this margin (ms)
 #: for the way to the server.
 CLOCK_SHARE, CLOCK_MARGIN = 30, 300
@@ -228,6 +231,15 @@ class Table:
     next_id: int = 0
     engine: GameEngine | None = None
     over: bool = False
+    ply: int = 0  # the game's, as last heard
+    #: claiming the win from an opponent who left (see ``Bot.watch_away``)
+    claiming: asyncio.Task[None] | None = None
+    claims: set[int] = field(default_factory=set)  # the ids of the claims sent
+
+    def stop_claiming(self) -> None:
+        if self.claiming is not None:
+            self.claiming.cancel()
+            self.claiming = None
 
 
 class Bot:
@@ -360,6 +372,7 @@ class Bot:
                     ) as socket:
                         tries = 0
                         table.answered = -1  # the game is sent afresh: answer what it shows
+                        table.stop_claiming()  # (one of the socket before)
                         async for message in socket:
                             try:
                                 heard = json.loads(message)
@@ -405,13 +418,46 @@ class Bot:
                 self.say(_("game {game}: this bot holds no seat in it").format(game=table.game_id))
                 table.over = True
         elif kind == "state":
+            table.ply = int(message["state"]["ply"])
+            self.watch_away(table, message["state"], send)
             await self.turn(table, message["state"], send)
+        elif kind == "status":
+            self.watch_away(table, message, send)
+        elif kind == "error" and message.get("id") in table.claims:
+            pass  # a claim too early: the next one comes
         elif kind == "error" and message.get("status") != 409:  # 409: the game moved on
             self.say(
                 _("game {game}: {reason}").format(game=table.game_id, reason=message.get("message"))
             )
         elif kind == "error" and message.get("status") == 409:
             table.answered = -1
+
+    def watch_away(self, table: Table, status: dict[str, Any], send: Callable[[str], Any]) -> None:
+        """Claim the win from an opponent who has left the game (no page of it open for
+        a minute, as the server counts): a game abandoned must not hold one of the
+        bot's places for ever. The claims start when the server says the win may be
+        claimed and go on every few seconds while the opponent stays away."""
+        others = [k for k in (0, 1) if k not in table.you]
+        claim_from = status.get("claim_from") or [None, None]
+        if table.over or len(others) != 1 or claim_from[others[0]] is None:
+            table.stop_claiming()
+            return
+        if table.claiming is None:
+            wait = (float(claim_from[others[0]]) - time.time() * 1000) / 1000
+            table.claiming = asyncio.create_task(self.claim(table, send, wait))
+
+    async def claim(self, table: Table, send: Callable[[str], Any], wait: float) -> None:
+        from websockets.exceptions import WebSocketException
+
+        await asyncio.sleep(min(max(wait, 0.0), CLAIM_PATIENCE))
+        while not table.over:
+            table.next_id += 1
+            table.claims.add(table.next_id)
+            try:
+                await send(json.dumps({"type": "claim", "id": table.next_id, "ply": table.ply}))
+            except (WebSocketException, OSError):  # its socket closed: the next one claims
+                return
+            await asyncio.sleep(CLAIM_AGAIN)
 
     async def turn(self, table: Table, state: dict[str, Any], send: Callable[[str], Any]) -> None:
         """Act if the bot is to act and has not answered this ply."""
@@ -453,6 +499,7 @@ class Bot:
         return position.action_string(choice.action)
 
     def close(self, table: Table) -> None:
+        table.stop_claiming()
         engine, table.engine = table.engine, None
         if engine is not None:
             engine.close()
