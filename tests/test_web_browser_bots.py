@@ -60,7 +60,7 @@ def test_a_person_plays_a_connected_bot_by_clicking(browser: Any, site: tuple[st
         body = {"to": bot, "game": "galatjang", "rated": True, "side": "south", "clock": "3+0"}
         made = page.request.post(f"{url}/api/challenges", data=body)
         assert made.status == 201, made.text()
-        asked, deadline = f"{url}/api/challenges/{made.json()['id']}", time.monotonic() + 30
+        asked, deadline = f"{url}/api/challenges/{made.json()['id']}", time.monotonic() + 60
         while not (game_id := page.request.get(asked).json().get("game_id")):
             assert time.monotonic() < deadline, "the bot did not accept"
             page.wait_for_timeout(200)
@@ -74,12 +74,14 @@ def test_a_person_plays_a_connected_bot_by_clicking(browser: Any, site: tuple[st
             if not state["you_act"]:
                 page.wait_for_timeout(50)
                 continue
-            page.wait_for_selector(f'#play[data-ply="{state["ply"]}"][data-ready="true"]')
+            ready = f'#play[data-ply="{state["ply"]}"][data-ready="true"]'
+            page.wait_for_selector(ready, timeout=60000)  # (a busy machine)
             entry = rng.choice(state["legal"])
             for place in entry["places"]:  # a sowing: its pit (every action has places)
                 page.click(f'#board [data-place="{place}"]')
             ply = state["ply"]
             while page.request.get(f"{url}/api/games/{game_id}").json()["ply"] == ply:
+                assert time.monotonic() < deadline + 90, f"the click at ply {ply} did not play"
                 page.wait_for_timeout(30)
         page.wait_for_selector("#status.over")
         shown = page.inner_text("main")
