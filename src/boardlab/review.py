@@ -92,6 +92,19 @@ class Review:
         losses = [i.loss for i in self.items if i.player == player and not i.exact]
         return sum(losses) / len(losses) if losses else 0.0
 
+    def accuracy(self, player: int) -> tuple[float | None, int]:
+        """``player``'s lichess-style accuracy (``boardlab.solve.accuracy``) over the
+        actions judged by exact values, and how many there were: the agent's values are
+        estimates, so they do not count. None without such actions."""
+        from boardlab.solve.accuracy import game_accuracy, move_accuracy
+
+        moves = [
+            move_accuracy(i.best_value, i.played_value)
+            for i in self.items
+            if i.player == player and i.exact
+        ]
+        return game_accuracy(moves), len(moves)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game.id,
@@ -103,6 +116,8 @@ class Review:
                     "name": name,
                     "counts": self.counts(k),
                     "average_loss": round(self.average_loss(k), 4),
+                    "accuracy": _rounded(self.accuracy(k)[0]),
+                    "exact_moves": self.accuracy(k)[1],
                 }
                 for k, name in enumerate(self.game.players)
             ],
@@ -210,6 +225,10 @@ def _agent_item(
         mark=mark,
         exact=False,
     )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
 
 
 def _sign(value: float) -> int:

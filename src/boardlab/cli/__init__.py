@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
 from boardlab.cli import (
+    accuracy,
     analyze,
     bots,
     connect,
@@ -58,6 +59,7 @@ COMMANDS: tuple[Command, ...] = (
     perft,
     match,
     tournament,
+    accuracy,
     study,
     engine,
     connect,

@@ -8,7 +8,7 @@ import sys
 
 from boardlab.cli.common import Commands, agent_help, column, named, progress_bar
 from boardlab.core.files import write_atomic
-from boardlab.core.i18n import _, pgettext
+from boardlab.core.i18n import _, ngettext, pgettext
 from boardlab.core.record import GameRecord, read_record_text
 from boardlab.core.registry import game_ids
 
@@ -76,6 +76,17 @@ def run(args: argparse.Namespace) -> int:
                     player=named(game, k), counts=counts, loss=result.average_loss(k)
                 )
             )
+            accuracy, exact = result.accuracy(k)
+            if accuracy is not None:
+                print(
+                    ngettext(
+                        "{player}: accuracy {accuracy:.1f}% over {n} action judged by exact "
+                        "values",
+                        "{player}: accuracy {accuracy:.1f}% over {n} actions judged by exact "
+                        "values",
+                        exact,
+                    ).format(player=named(game, k), accuracy=accuracy, n=exact)
+                )
     if args.output:
         annotated = annotate(record, result)
         if args.output.endswith(".json"):

@@ -226,7 +226,9 @@ function renderSummary(data) {
     const mine = data.items.filter((item) => item.player === k);
     const count = (mark) => mine.filter((item) => item.mark === mark).length;
     const loss = mine.length ? mine.reduce((sum, item) => sum + item.loss, 0) / mine.length : 0;
-    const cells = [count("inaccuracy"), count("mistake"), count("blunder"), number(loss, 3)];
+    const player = (data.players || [])[k] || {};
+    const accuracy = player.accuracy == null ? "–" : `${number(player.accuracy, 1)}% (${player.exact_moves})`;
+    const cells = [count("inaccuracy"), count("mistake"), count("blunder"), number(loss, 3), accuracy];
     return `<tr><td>${seat.name}</td>${cells.map((cell) => `<td>${cell}</td>`).join("")}</tr>`;
   });
   const heads = [
@@ -235,7 +237,10 @@ function renderSummary(data) {
     ["??", _("blunders")],
   ].map(([symbol, words]) => `<th title="${words}">${symbol}</th>`);
   const lossHead = _("mean loss");
-  box.innerHTML = `<table class="summary-table"><thead><tr><th></th>${heads.join("")}<th>${lossHead}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const accuracyTitle = _("lichess-style accuracy over the actions judged by exact values (how many)");
+  const accuracyWord = _("accuracy");
+  const accuracyHead = `<th title="${accuracyTitle}">${accuracyWord}</th>`;
+  box.innerHTML = `<table class="summary-table"><thead><tr><th></th>${heads.join("")}<th>${lossHead}</th>${accuracyHead}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
 async function poll() {
