@@ -295,3 +295,29 @@ def test_the_win_is_claimed_from_an_opponent_who_left() -> None:
         assert mine.claiming is None
 
     asyncio.run(scene())
+
+
+def test_challenges_are_answered_within_the_bots_bounds() -> None:
+    """A challenge to a game the bot does not play, or with options its game refuses,
+    is declined with why; one it plays waits while the bot plays ``--games`` games."""
+    from boardlab.connect import Bot
+
+    asked: list[tuple[str, str, Any]] = []
+
+    async def call(method: str, path: str, body: Any = None, seat: Any = None) -> Any:
+        asked.append((method, path, body))
+        return {"game": "new1", "seat": None}
+
+    bot = Bot(check_settings("http://host", "t", "e", 1, ["linja"]), lambda line: None)
+    bot.call = call  # type: ignore[method-assign]
+    bot.tasks["busy"] = None  # type: ignore[assignment]  # one game, and room for one
+
+    async def scene() -> None:
+        await bot.answer({"id": "c1", "game": "jinli", "options": {}})
+        await bot.answer({"id": "c2", "game": "linja", "options": {"nonsense": 1}})
+        await bot.answer({"id": "c3", "game": "linja", "options": {}})
+
+    asyncio.run(scene())
+    assert [a[1] for a in asked] == ["/api/challenges/c1/decline", "/api/challenges/c2/decline"]
+    assert asked[0][2] == {"reason": "this bot does not play jinli"}
+    assert asked[1][2]["reason"].startswith("this bot does not play these options: ")
