@@ -29,7 +29,6 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
 from boardlab.web.accounts import Account, check_account_name, name_key, session_key
 from boardlab.web.data import RequestError
@@ -56,10 +55,6 @@ ALLOWED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("WS", r"/ws/games/[^/]+"),
     )
 )
-
-
-class BadToken(BoardlabError):
-    """A token that acts for no bot (never was, or revoked): 401."""
 
 
 @dataclass(frozen=True)
