@@ -15,7 +15,9 @@ game, started with the game's id where the command says ``{game}`` (else after i
 ``boardlab engine GAME`` takes it) and told the game's options with ``setoption``; it
 is ended when the game ends, when the client stops (Ctrl-C) or when it fails (the bot
 then resigns that game rather than lose it on time). A socket that drops is opened
-again, and the game picks up where it stands.
+again, and the game picks up where it stands; a client started again finds its games
+(``/api/bot/games``: the token holds the bot's seats). The win is claimed from an
+opponent who left, once the server says it may be.
 """
 
 from __future__ import annotations
