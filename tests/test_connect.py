@@ -123,6 +123,11 @@ def test_a_game_played_to_its_end_through_a_restart(tmp_path: Path) -> None:
     said: list[str] = []
     try:
         game_id, seat = new_ai_game(server.url)
+        from boardlab.connect import Bot
+
+        stranger = Bot(Settings(server.url, "x" * 43, ENGINE), print)
+        with pytest.raises(ConnectError, match="does not take this token: this token acts for no"):
+            asyncio.run(stranger.sign_in())  # the server's own words
         refused: list[str] = []  # a token that is no bot's: its socket refused, once
         asyncio.run(play_one(Settings(server.url, "x" * 43, ENGINE), game_id, seat, refused.append))
         assert refused == [f"game {game_id}: the server refused its socket (HTTP 403)"]

@@ -162,11 +162,12 @@ class Server:
             with urllib.request.urlopen(request, timeout=REQUEST_SECONDS) as answer:
                 return json.loads(answer.read() or b"null")
         except urllib.error.HTTPError as error:
-            with contextlib.suppress(Exception):
+            message: Any = None
+            with contextlib.suppress(ValueError, AttributeError, OSError):  # not boardlab's
                 message = json.loads(error.read()).get("error")
-                if isinstance(message, str):
-                    raise Refused(error.code, message) from None
-            raise Refused(error.code, f"HTTP {error.code} {error.reason}") from None
+            if not isinstance(message, str):
+                message = f"HTTP {error.code} {error.reason}"
+            raise Refused(error.code, message) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             raise ConnectError(
