@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import shlex
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -537,9 +538,19 @@ def say_now(line: str) -> None:
 
 
 def connect(settings: Settings, say: Callable[[str], None] = say_now) -> None:
-    """Run the client until Ctrl-C (engines ended on the way out)."""
+    """Run the client until Ctrl-C or SIGTERM (a service stopped): its engines ended on
+    the way out either way."""
     require("web", "boardlab connect", "websockets")
-    asyncio.run(Bot(settings, say).run())
+
+    async def run() -> None:
+        running = asyncio.current_task()
+        if running is not None:
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, running.cancel)
+        await Bot(settings, say).run()
+
+    with contextlib.suppress(asyncio.CancelledError):  # SIGTERM: a quiet end
+        asyncio.run(run())
 
 
 __all__ = ["Bot", "ConnectError", "Settings", "check_settings", "connect", "play_one"]
