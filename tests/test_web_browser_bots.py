@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,25 +34,29 @@ SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """The app served in a thread, with a bot connected to it: the address and the bot."""
-    db = tmp_path_factory.mktemp("bots") / "games.sqlite3"
-    app = create_app(f"sqlite:///{db}", workers=1, limits=TESTING)
-    with served_in_thread(app) as url:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Path]]:
+    """The app served in a thread, with a bot connected to it: the address, the bot and
+    the client's log."""
+    folder = tmp_path_factory.mktemp("bots")
+    app = create_app(f"sqlite:///{folder / 'games.sqlite3'}", workers=1, limits=TESTING)
+    log = folder / "connect.log"
+    with served_in_thread(app) as url, log.open("w") as written:
         _bot, token = BotStore(app.state.site.store).add("robo")
         command = [sys.executable, "-m", "boardlab", "connect", url, "--token", token]
         connected = subprocess.Popen(
-            [*command, "--engine", ENGINE], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+            [*command, "--engine", ENGINE], stdout=written, stderr=subprocess.STDOUT
         )
         try:
-            yield url, "robo"
+            yield url, "robo", log
         finally:
             connected.terminate()
-            connected.communicate(timeout=20)
+            connected.wait(timeout=20)
 
 
-def test_a_person_plays_a_connected_bot_by_clicking(browser: Any, site: tuple[str, str]) -> None:
-    url, bot = site
+def test_a_person_plays_a_connected_bot_by_clicking(
+    browser: Any, site: tuple[str, str, Path]
+) -> None:
+    url, bot, log = site
     with watched_page(browser) as page:
         answer = page.request.post(
             f"{url}/api/account/signup", data={"name": "Ana_b", "password": "correct horse"}
@@ -62,7 +67,7 @@ def test_a_person_plays_a_connected_bot_by_clicking(browser: Any, site: tuple[st
         assert made.status == 201, made.text()
         asked, deadline = f"{url}/api/challenges/{made.json()['id']}", time.monotonic() + 60
         while not (game_id := page.request.get(asked).json().get("game_id")):
-            assert time.monotonic() < deadline, "the bot did not accept"
+            assert time.monotonic() < deadline, f"the bot did not accept: {log.read_text()}"
             page.wait_for_timeout(200)
         page.goto(f"{url}/play/{game_id}")  # the challenge's cookie became the seat's
         rng = random.Random(3)
