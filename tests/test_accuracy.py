@@ -176,7 +176,9 @@ def test_command_refusals(
     assert "'0'" in capsys.readouterr().err
 
 
-def test_review_accuracy_of_perfect_play_is_100() -> None:
+def test_review_accuracy_of_perfect_play_is_100(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     game = small_game()
     record = GameRecord(game)
     players = [make_agent("perfect", 1, game), make_agent("perfect", 2, game)]
@@ -189,6 +191,13 @@ def test_review_accuracy_of_perfect_play_is_100() -> None:
         assert result.accuracy(k) == (100.0, moves)
         assert result.to_dict()["players"][k]["accuracy"] == 100.0
         assert result.to_dict()["players"][k]["exact_moves"] == moves
+    path = tmp_path / "game.txt"
+    record.save(str(path))
+    assert main(["review", str(path), "--agent", "greedy"]) == 0
+    out = capsys.readouterr().out
+    for k in range(2):
+        moves = sum(item.player == k for item in result.items)
+        assert f"accuracy 100.0% over {moves} action" in out
 
 
 def test_review_accuracy_sees_a_thrown_result() -> None:

@@ -80,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
             if accuracy is not None:
                 print(
                     ngettext(
-                        "{player}: accuracy {accuracy:.1f}% over {n} action judged by exact "
-                        "values",
+                        "{player}: accuracy {accuracy:.1f}% over {n} action judged by exact values",
                         "{player}: accuracy {accuracy:.1f}% over {n} actions judged by exact "
                         "values",
                         exact,
