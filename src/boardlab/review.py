@@ -12,6 +12,9 @@ the agent's value of the position before the action (-1..1 for the player to act
 played value its value of the position after it, seen by the same player. The loss is
 their difference, zero when the agent would have played the same; 0.1 is an inaccuracy,
 0.2 a mistake and 0.3 a blunder, the thresholds of winning-chance reviews.
+
+Each side's accuracy is lichess's (``boardlab.solve.accuracy``) over its actions judged by
+exact values only: the agent's values are estimates.
 """
 
 from __future__ import annotations
@@ -106,21 +109,24 @@ class Review:
         return game_accuracy(moves), len(moves)
 
     def to_dict(self) -> dict[str, Any]:
+        players = []
+        for k, name in enumerate(self.game.players):
+            accuracy, exact = self.accuracy(k)
+            players.append(
+                {
+                    "name": name,
+                    "counts": self.counts(k),
+                    "average_loss": round(self.average_loss(k), 4),
+                    "accuracy": None if accuracy is None else round(accuracy, 1),
+                    "exact_moves": exact,
+                }
+            )
         return {
             "game": self.game.id,
             "options": self.game.option_assignments(),
             "agent": self.agent,
             "items": [asdict(item) for item in self.items],
-            "players": [
-                {
-                    "name": name,
-                    "counts": self.counts(k),
-                    "average_loss": round(self.average_loss(k), 4),
-                    "accuracy": _rounded(self.accuracy(k)[0]),
-                    "exact_moves": self.accuracy(k)[1],
-                }
-                for k, name in enumerate(self.game.players)
-            ],
+            "players": players,
         }
 
 
@@ -225,10 +231,6 @@ def _agent_item(
         mark=mark,
         exact=False,
     )
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
 
 
 def _sign(value: float) -> int:
