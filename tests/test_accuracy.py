@@ -174,6 +174,22 @@ def test_command_refusals(
     assert "'nonsense'" in capsys.readouterr().err
     assert main(["accuracy", "galatjang", "easy", "--positions", "0"]) == 2
     assert "'0'" in capsys.readouterr().err
+    small = ["accuracy", "galatjang", "easy", *SMALL_FLAGS, "--positions", "3"]
+    assert main([*small, "--plot", "out.txt"]) == 2
+    assert "bad --plot 'out.txt'" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert main([*small, "--results", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot resume from" in err
+    other = tmp_path / "other.json"
+    assert main([*small, "--results", str(other), "--seed", "4"]) == 0
+    kept = other.read_text()
+    assert main([*small, "--results", str(other)]) == 2  # seed 0, not 4: refused, kept
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a run with other settings" in err
+    assert "--seed 4" in err and "--seed 0" in err
+    assert other.read_text() == kept
 
 
 def test_review_accuracy_of_perfect_play_is_100(

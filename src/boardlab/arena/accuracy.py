@@ -316,6 +316,13 @@ class Study:
             judged,
         )
 
+    def describe(self) -> str:
+        """The settings in a few words, for a message."""
+        options = new_game(self.game, self.options).option_assignments()
+        settings = f"--positions {self.count} --seed {self.seed}"
+        played_by = f"--played-by {','.join(self.played_by)}"
+        return " ".join([self.game, *(f"-o {o}" for o in options), settings, played_by])
+
     def save(self, path: Path) -> None:
         write_atomic(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
@@ -337,9 +344,15 @@ def measure(
         agent.check(game)
     study = Study(game.id, dict(game.options), count, seed, list(played_by))
     if results is not None and results.exists():
-        kept = Study.from_dict(json.loads(results.read_text(encoding="utf-8")))
-        if kept.key() == study.key():
-            study = kept
+        kept = _read(results)
+        if kept.key() != study.key():
+            raise BoardlabError(
+                _(
+                    "{path} holds a run with other settings ({kept}); give another --results "
+                    "file to measure {wanted}"
+                ).format(path=results, kept=kept.describe(), wanted=study.describe())
+            )
+        study = kept
     if not study.samples:
         study.samples = sample_positions(game, count, seed, played_by, progress)
         if results is not None:
@@ -351,6 +364,22 @@ def measure(
         if results is not None:
             study.save(results)
     return study
+
+
+def _read(path: Path) -> Study:
+    """The run kept in ``path``; a BoardlabError if it is not one."""
+    try:
+        return Study.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise BoardlabError(
+            _(
+                "cannot resume from {path}: not a results file of boardlab accuracy ({error})"
+            ).format(path=path, error=error)
+        ) from None
+
+
+#: The formats ``plot`` writes, by the file's suffix.
+PLOT_FORMATS = (".svg", ".png", ".pdf")
 
 
 def plot(study: Study, levels: Sequence[str], path: Path) -> Path:

@@ -57,13 +57,13 @@ def add(commands: Commands) -> argparse.ArgumentParser:
         ),
     )
     accuracy.add_argument(
-        "--plot", metavar="FILE", help=_("draw the value lost by stage to FILE (.svg, .png)")
+        "--plot", metavar="FILE", help=_("draw the value lost by stage to FILE (.svg, .png, .pdf)")
     )
     return accuracy
 
 
 def run(args: argparse.Namespace) -> int:
-    from boardlab.arena.accuracy import STAGES, measure, plot, summarize
+    from boardlab.arena.accuracy import PLOT_FORMATS, STAGES, measure, plot, summarize
 
     game = game_of(args)
     levels = list(dict.fromkeys(args.levels))
@@ -75,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     results = Path(args.results) if args.results else None
+    if args.plot and Path(args.plot).suffix.lower() not in PLOT_FORMATS:
+        raise BoardlabError(
+            _("bad --plot {path!r}: expected a file ending in {formats}").format(
+                path=args.plot, formats=", ".join(PLOT_FORMATS)
+            )
+        )
     label = _("{game} against perfect play").format(game=game.name)
     with progress_bar(label, pgettext("unit", "positions")) as update:
         study = measure(game, levels, args.positions, args.seed, played_by, results, update)
