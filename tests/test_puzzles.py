@@ -314,6 +314,7 @@ def test_the_shipped_puzzles_are_proven(game_id: str) -> None:
 
 def test_games_stored_by_the_server_are_looked_at_first(tmp_path: Path) -> None:
     need("sqlalchemy")
+    from boardlab.web.data import NewGame
     from boardlab.web.puzzles import stored_positions
     from boardlab.web.store import Store
 
@@ -321,9 +322,9 @@ def test_games_stored_by_the_server_are_looked_at_first(tmp_path: Path) -> None:
     store = Store(url)
     try:
         line = GAME.from_position_string(WITH_REPLY)
-        store.create("galatjang", {}, ["human", "human"], "me", start=WITH_REPLY)
-        store.create("galatjang", {}, ["human", "easy"], "me", actions=["s2", "n5"])
-        store.create("linja", {}, ["human", "human"], "me")
+        store.create(NewGame("galatjang", {}, ["human", "human"], "me", start=WITH_REPLY))
+        store.create(NewGame("galatjang", {}, ["human", "easy"], "me", actions=["s2", "n5"]))
+        store.create(NewGame("linja", {}, ["human", "human"], "me"))
     finally:
         store.close()
     made, tally = make_puzzles(GAME, 1, seed=3, max_games=1, stored=stored_positions(GAME, url))

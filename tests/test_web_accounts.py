@@ -22,6 +22,7 @@ from sqlalchemy import inspect, select, text  # noqa: E402
 
 from boardlab.web.accounts import SESSION_COOKIE, Hasher  # noqa: E402
 from boardlab.web.app import create_app  # noqa: E402
+from boardlab.web.data import NewGame  # noqa: E402
 from boardlab.web.store import AccountRow, SessionRow, Store, alembic_config, schema_of  # noqa: E402
 from web_support import TESTING, browsers, new_game  # noqa: E402
 
@@ -209,7 +210,9 @@ def test_the_migration_adds_the_account_tables_to_a_database_with_games(database
 
     old = Store(database, upgrade=None)
     to(old.engine, "0006")
-    game = old.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "browser-1")
+    game = old.create(
+        NewGame("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "browser-1")
+    )
     assert not inspect(old.engine).has_table("accounts")
     old.close()
     store = Store(database)  # upgraded as it opens

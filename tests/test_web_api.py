@@ -16,6 +16,7 @@ from markupsafe import escape
 
 import boardlab
 from boardlab.core.record import GameRecord
+from boardlab.web.data import NewGame
 from boardlab.web.memory import MEMORY_URL
 from boardlab.web.rooms import changed_lines, moves_after, moves_of
 from web_support import SMALL, TESTING, client, new_game, settled
@@ -853,7 +854,7 @@ def test_sqlite_log_is_copied_into_the_database_beside_the_writers(tmp_path: Any
 
     store = Store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
     for _ in range(5):
-        store.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+        store.create(NewGame("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me"))
     found = store.checkpoint()
     assert found is not None
     frames, copied = found

@@ -28,7 +28,7 @@ from websockets.sync.client import connect
 import boardlab.web.rooms
 import boardlab.web.store
 from boardlab.web.app import create_app
-from boardlab.web.data import HUMAN, StoredGame, Viewer, key_of
+from boardlab.web.data import HUMAN, NewGame, StoredGame, Viewer, key_of
 from boardlab.web.deps import redacted
 from boardlab.web.service import GameService
 from boardlab.web.store import Store
@@ -680,7 +680,9 @@ def test_a_change_announced_while_a_room_loads_is_not_lost(postgres: Any) -> Non
         stores = [Store(url), Store(url)]
         first, second = (GameService(store, workers=1) for store in stores)
         key = key_of("seat")
-        game_id = stores[0].create("galatjang", {}, [HUMAN, HUMAN], "me", seat_keys=[key, key])
+        game_id = stores[0].create(
+            NewGame("galatjang", {}, [HUMAN, HUMAN], "me", seat_keys=[key, key])
+        )
         read = stores[1].load
 
         def slow_load(game: str) -> StoredGame:
@@ -1175,11 +1177,13 @@ def test_a_stalled_page_holds_up_no_other(tmp_path: Any) -> None:
     store = Store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
     secret = "s" * 24
     game_id = store.create(
-        "galatjang",
-        {"pits": 3, "seeds": 2},
-        ["human", "human"],
-        "me",
-        seat_keys=[key_of(secret)] * 2,
+        NewGame(
+            "galatjang",
+            {"pits": 3, "seeds": 2},
+            ["human", "human"],
+            "me",
+            seat_keys=[key_of(secret)] * 2,
+        )
     )
     games = GameService(store, workers=1)
     heard: list[str] = []
@@ -1282,7 +1286,9 @@ def test_a_room_loads_from_its_snapshot_as_from_its_replay(
     url = f"sqlite:///{tmp_path / 'games.sqlite3'}"
     secret = "s" * 24
     store = Store(url)
-    game = store.create(game_id, {}, ["human", "human"], "me", seat_keys=[key_of(secret)] * 2)
+    game = store.create(
+        NewGame(game_id, {}, ["human", "human"], "me", seat_keys=[key_of(secret)] * 2)
+    )
     rng = random.Random(7)
 
     async def play(count: int) -> dict[str, Any]:
@@ -1326,7 +1332,7 @@ def test_actions_of_many_games_are_stored_together_and_refused_alone(tmp_path: A
 
     store = Store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
     games = [
-        store.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+        store.create(NewGame("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me"))
         for _ in range(6)
     ]
     batches: list[int] = []
@@ -1388,7 +1394,7 @@ def test_an_announced_action_that_does_not_fit_its_room_reads_the_game_afresh(
     from boardlab.web.service import GameService
 
     store = MemoryStore()
-    game_id = store.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+    game_id = store.create(NewGame("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me"))
     store.append(game_id, 0, "s1", "*")
 
     async def main() -> tuple[int, int]:

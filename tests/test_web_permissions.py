@@ -28,6 +28,7 @@ import pytest
 import sqlalchemy
 from websockets.sync.client import connect
 
+from boardlab.web.data import NewGame
 from boardlab.web.store import Store
 from web_support import SMALL, LiveServer, settled, url_of
 
@@ -389,14 +390,16 @@ class Walk:
             store = Store(url_of(self.server.db), upgrade=None)
             was = store.load(game_id)
             old = store.create(
-                was.game,
-                was.options,
-                was.seats,
-                "old",
-                actions=was.actions,
-                resigned=was.resigned,
-                result=was.result,
-                ending=was.ending,
+                NewGame(
+                    was.game,
+                    was.options,
+                    was.seats,
+                    "old",
+                    actions=was.actions,
+                    resigned=was.resigned,
+                    result=was.result,
+                    ending=was.ending,
+                )
             )
             store.engine.dispose()
             return Made(old, {secret: frozenset({0, 1})}, review_only=True)

@@ -16,7 +16,7 @@ from boardlab.core.errors import BoardlabError
 from boardlab.puzzles import glicko
 from boardlab.web import puzzles as web_puzzles
 from boardlab.web import store as store_module
-from boardlab.web.data import DatabaseAway
+from boardlab.web.data import DatabaseAway, NewGame
 from boardlab.web.puzzles import MemoryRatings, Ratings, tried_key
 from boardlab.web.store import PuzzleRatingRow, Store, alembic_config, schema_of
 
@@ -133,7 +133,7 @@ def test_the_migration_adds_the_tables_to_a_database_with_games(database: str) -
     old = Store(database, upgrade=None)
     to(old.engine, "0005")
     assert schema_of(old.engine)[0] == "0005"
-    game = old.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+    game = old.create(NewGame("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me"))
     old.append(game, 0, "s1", "*")
     assert not inspect(old.engine).has_table("puzzle_ratings")
     old.close()

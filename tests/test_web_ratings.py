@@ -19,6 +19,7 @@ from sqlalchemy import select  # noqa: E402
 
 from boardlab.puzzles.glicko import Rating, bounded, update  # noqa: E402
 from boardlab.web.app import create_app  # noqa: E402
+from boardlab.web.data import NewGame  # noqa: E402
 from boardlab.web.store import RatingHistoryRow, RatingRow  # noqa: E402
 from web_support import SMALL, TESTING, browsers  # noqa: E402
 
@@ -168,7 +169,7 @@ def test_the_migration_keeps_every_game_and_its_actions(database: str) -> None:
         config = alembic_config()
         config.attributes["connection"] = connection
         command.upgrade(config, "0007")
-    game = old.create("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me")
+    game = old.create(NewGame("galatjang", {"pits": 3, "seeds": 2}, ["human", "human"], "me"))
     old.append(game, 0, "s1", "*")
     old.close()
     store = Store(database)
@@ -208,8 +209,12 @@ def test_a_rated_game_the_rules_end_moves_the_ratings_with_its_last_action(
         with store.reading() as session:
             a, b = session.scalars(select(AccountRow.id).order_by(AccountRow.id)).all()
         kind = "galatjang"
-        rated = store.create(kind, {}, ["human", "human"], "me", accounts=[a, b], rated=True)
-        draw = store.create(kind, {}, ["human", "human"], "me", accounts=[a, b], rated=True)
+        rated = store.create(
+            NewGame(kind, {}, ["human", "human"], "me", accounts=[a, b], rated=True)
+        )
+        draw = store.create(
+            NewGame(kind, {}, ["human", "human"], "me", accounts=[a, b], rated=True)
+        )
         store.append(rated, 0, "s1", "*")
         assert ratings_of(store) == {}
         store.append(rated, 1, "n1", boardlab.new_game(kind).players[1])  # North wins

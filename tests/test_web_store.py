@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from boardlab.core.errors import BoardlabError
-from boardlab.web.data import HUMAN, Append, GameStore, StoredGame, key_of
+from boardlab.web.data import HUMAN, Append, GameStore, NewGame, StoredGame, key_of
 from boardlab.web.memory import MemoryStore
 from boardlab.web.store import Store
 
@@ -60,7 +60,7 @@ class Lockstep:
         self.ids: list[dict[str, int]] = [{} for _ in stores]
 
     def make(self, **settings: Any) -> Ref:
-        made = [store.create(**settings) for store in self.stores]
+        made = [store.create(NewGame(**settings)) for store in self.stores]
         for k, game_id in enumerate(made):
             self.ids[k][game_id] = len(self.games)
         self.games.append(made)
@@ -196,7 +196,7 @@ def test_a_game_is_read_at_one_moment_while_another_process_stores(database: str
     from sqlalchemy import event
 
     reader, writer = Store(database), Store(database)
-    game_id = reader.create("galatjang", {"pits": 3, "seeds": 2}, [HUMAN, HUMAN], "me")
+    game_id = reader.create(NewGame("galatjang", {"pits": 3, "seeds": 2}, [HUMAN, HUMAN], "me"))
     writer.append(game_id, 0, "s1", "*")
     committed: list[int] = []
 

@@ -31,6 +31,7 @@ from boardlab.web.accounts import Account, name_key
 from boardlab.web.clock import new_clock, parse_control
 from boardlab.web.data import (
     HUMAN,
+    NewGame,
     NotFound,
     NotYourSeat,
     RequestError,
@@ -337,15 +338,17 @@ class ChallengeStore:
             names[side], names[1 - side] = challenger.name, account.name
             game_id = Store.add_game(
                 session,
-                row.game,
-                dict(row.options),
-                [HUMAN, HUMAN],
-                owner,
-                seat_keys=keys,
-                clock=None if row.clock is None else new_clock(row.clock[0], row.clock[1]),
-                names=names,
-                accounts=held,
-                rated=bool(row.rated),
+                NewGame(
+                    row.game,
+                    dict(row.options),
+                    [HUMAN, HUMAN],
+                    owner,
+                    seat_keys=keys,
+                    clock=None if row.clock is None else new_clock(row.clock[0], row.clock[1]),
+                    names=names,
+                    accounts=held,
+                    rated=bool(row.rated),
+                ),
             )
             row.status, row.game_id = "accepted", game_id
             return game_id

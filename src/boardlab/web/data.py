@@ -249,6 +249,37 @@ def seat_taken(
     return held[0], held[1]
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A game to make (``GameStore.create``): ``game`` of ``options`` with ``seats`` (a
+    person or an agent's spec each), made by ``owner`` (a browser's id), from ``start``
+    (None: the game's initial position), with ``headers`` and ``actions`` already played,
+    ``resigned`` and ``result`` (an uploaded record). ``seat_keys`` are the hashes of the
+    secrets that act for its seats; ``open_seat`` waits for an opponent, in the lobby when
+    ``listed`` (for players rated within ``rating_range`` only, if given); ``ending`` is
+    how it ended, ``clock`` its clock, ``names`` its players' names; ``accounts`` hold
+    seats, and a ``rated`` game's end moves their ratings."""
+
+    game: str
+    options: dict[str, Any]
+    seats: Sequence[str]
+    owner: str
+    start: str | None = None
+    headers: dict[str, str] | None = None
+    actions: Sequence[str] = ()
+    resigned: int | None = None
+    result: str = "*"
+    seat_keys: Sequence[str | None] | None = None
+    open_seat: int | None = None
+    listed: bool = False
+    ending: str | None = None
+    clock: dict[str, Any] | None = None
+    names: Sequence[str | None] = (None, None)
+    accounts: Sequence[int | None] = (None, None)
+    rated: bool = False
+    rating_range: Sequence[int] | None = None
+
+
 class GameStore(Protocol):
     """Where games live, as the service and the pages use it: ``Store`` (SQLAlchemy, on
     SQLite or PostgreSQL) or ``MemoryStore`` (one process, nothing kept). Each method is
@@ -259,27 +290,7 @@ class GameStore(Protocol):
     #: whether changes are announced to other server processes (``listen_url``)
     announces: bool
 
-    def create(
-        self,
-        game: str,
-        options: dict[str, Any],
-        seats: Sequence[str],
-        owner: str,
-        start: str | None = None,
-        headers: dict[str, str] | None = None,
-        actions: Sequence[str] = (),
-        resigned: int | None = None,
-        result: str = "*",
-        seat_keys: Sequence[str | None] | None = None,
-        open_seat: int | None = None,
-        listed: bool = False,
-        ending: str | None = None,
-        clock: dict[str, Any] | None = None,
-        names: Sequence[str | None] = (None, None),
-        accounts: Sequence[int | None] = (None, None),
-        rated: bool = False,
-        rating_range: Sequence[int] | None = None,
-    ) -> str: ...
+    def create(self, new: NewGame) -> str: ...
     def load(self, game_id: str) -> StoredGame: ...
     def append_many(self, appends: Sequence[Append]) -> list[int | BoardlabError]: ...
     def truncate(

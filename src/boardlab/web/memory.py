@@ -23,6 +23,7 @@ from boardlab.web.data import (
     Append,
     ChatLine,
     Conflict,
+    NewGame,
     StoredGame,
     check_range,
     clock_started,
@@ -67,51 +68,34 @@ class MemoryStore:
         raise BoardlabError(_("games kept in memory are not announced to other processes"))
 
     # ------------------------------------------------------------------ games
-    def create(
-        self,
-        game: str,
-        options: dict[str, Any],
-        seats: Sequence[str],
-        owner: str,
-        start: str | None = None,
-        headers: dict[str, str] | None = None,
-        actions: Sequence[str] = (),
-        resigned: int | None = None,
-        result: str = "*",
-        seat_keys: Sequence[str | None] | None = None,
-        open_seat: int | None = None,
-        listed: bool = False,
-        ending: str | None = None,
-        clock: dict[str, Any] | None = None,
-        names: Sequence[str | None] = (None, None),
-        accounts: Sequence[int | None] = (None, None),
-        rated: bool = False,
-        rating_range: Sequence[int] | None = None,
-    ) -> str:
+    def create(self, new: NewGame) -> str:
         """A new game (``accounts`` and ``rated`` are kept only: no accounts here)."""
         game_id = new_id()
+        seats, names, accounts = new.seats, new.names, new.accounts
         stored = StoredGame(
             id=game_id,
-            game=game,
-            options=dict(options),
-            start=start,
+            game=new.game,
+            options=dict(new.options),
+            start=new.start,
             seats=(seats[0], seats[1]),
-            headers=dict(headers or {}),
-            owner=owner,
-            resigned=resigned,
-            actions=tuple(actions),
-            result=result,
+            headers=dict(new.headers or {}),
+            owner=new.owner,
+            resigned=new.resigned,
+            actions=tuple(new.actions),
+            result=new.result,
             updated=now(),
             revision=0,
-            seat_keys=None if seat_keys is None else (seat_keys[0], seat_keys[1]),
-            open_seat=open_seat,
-            listed=listed and open_seat is not None,
-            ending=ending,
-            clock=None if clock is None else dict(clock),
+            seat_keys=None if new.seat_keys is None else (new.seat_keys[0], new.seat_keys[1]),
+            open_seat=new.open_seat,
+            listed=new.listed and new.open_seat is not None,
+            ending=new.ending,
+            clock=None if new.clock is None else dict(new.clock),
             names=(names[0], names[1]),
             accounts=(accounts[0], accounts[1]),
-            rated=rated,
-            rating_range=None if rating_range is None else (rating_range[0], rating_range[1]),
+            rated=new.rated,
+            rating_range=None
+            if new.rating_range is None
+            else (new.rating_range[0], new.rating_range[1]),
         )
         with self.lock:
             self.games[game_id] = stored

@@ -45,6 +45,7 @@ from boardlab.web.data import (
     Conflict,
     DatabaseAway,
     GameStore,
+    NewGame,
     NotYourSeat,
     RequestError,
     StaleError,
@@ -767,16 +768,18 @@ class GameService:
         keys = stored.seat_keys or (None, None)
         made = await asyncio.to_thread(
             lambda: self.store.create(
-                stored.game,
-                stored.options,
-                [stored.seats[1], stored.seats[0]],
-                stored.owner,
-                start=stored.start,
-                seat_keys=[keys[1], keys[0]],
-                clock=fresh_clock(stored.clock),
-                names=[stored.names[1], stored.names[0]],
-                accounts=[stored.accounts[1], stored.accounts[0]],
-                rated=stored.rated,
+                NewGame(
+                    stored.game,
+                    stored.options,
+                    [stored.seats[1], stored.seats[0]],
+                    stored.owner,
+                    start=stored.start,
+                    seat_keys=[keys[1], keys[0]],
+                    clock=fresh_clock(stored.clock),
+                    names=[stored.names[1], stored.names[0]],
+                    accounts=[stored.accounts[1], stored.accounts[0]],
+                    rated=stored.rated,
+                )
             )
         )
 

@@ -60,6 +60,7 @@ from boardlab.web.data import (
     ChatLine,
     Conflict,
     DatabaseAway,
+    NewGame,
     StoredGame,
     check_range,
     clock_started,
@@ -517,115 +518,54 @@ class Store:
             log.warning("the database is back after %.1f s", time.monotonic() - self.away_since)
             self.away_since = None
 
-    def create(
-        self,
-        game: str,
-        options: dict[str, Any],
-        seats: Sequence[str],
-        owner: str,
-        start: str | None = None,
-        headers: dict[str, str] | None = None,
-        actions: Sequence[str] = (),
-        resigned: int | None = None,
-        result: str = "*",
-        seat_keys: Sequence[str | None] | None = None,
-        open_seat: int | None = None,
-        listed: bool = False,
-        ending: str | None = None,
-        clock: dict[str, Any] | None = None,
-        names: Sequence[str | None] = (None, None),
-        accounts: Sequence[int | None] = (None, None),
-        rated: bool = False,
-        rating_range: Sequence[int] | None = None,
-    ) -> str:
-        """A new game (with ``actions`` already played, for an uploaded record); its id.
-        ``seat_keys`` are the hashes of the secrets that act for its seats; ``open_seat``
-        waits for an opponent, in the lobby when ``listed`` (for players rated within
-        ``rating_range`` only, if given); ``accounts`` hold seats, and a ``rated`` game's
-        end moves their ratings."""
+    def create(self, new: NewGame) -> str:
+        """A new game (``NewGame``: with ``actions`` already played, for an uploaded
+        record); its id."""
         with self.session() as session:
-            return self.add_game(
-                session,
-                game,
-                options,
-                seats,
-                owner,
-                start=start,
-                headers=headers,
-                actions=actions,
-                resigned=resigned,
-                result=result,
-                seat_keys=seat_keys,
-                open_seat=open_seat,
-                listed=listed,
-                ending=ending,
-                clock=clock,
-                names=names,
-                accounts=accounts,
-                rated=rated,
-                rating_range=rating_range,
-            )
+            return self.add_game(session, new)
 
     @staticmethod
-    def add_game(
-        session: Session,
-        game: str,
-        options: dict[str, Any],
-        seats: Sequence[str],
-        owner: str,
-        start: str | None = None,
-        headers: dict[str, str] | None = None,
-        actions: Sequence[str] = (),
-        resigned: int | None = None,
-        result: str = "*",
-        seat_keys: Sequence[str | None] | None = None,
-        open_seat: int | None = None,
-        listed: bool = False,
-        ending: str | None = None,
-        clock: dict[str, Any] | None = None,
-        names: Sequence[str | None] = (None, None),
-        accounts: Sequence[int | None] = (None, None),
-        rated: bool = False,
-        rating_range: Sequence[int] | None = None,
-    ) -> str:
+    def add_game(session: Session, new: NewGame) -> str:
         """``create`` inside ``session``, a transaction that may do more (a challenge
         accepted: its game made with it)."""
         game_id = new_id()
         session.add(
             GameRow(
                 id=game_id,
-                game=game,
-                options=options,
-                start=start,
-                seats=list(seats),
-                headers=headers or {},
-                owner=owner,
-                resigned=resigned,
-                length=len(actions),
-                result=result,
-                seat_keys=None if seat_keys is None else list(seat_keys),
-                open_seat=open_seat,
-                listed=listed and open_seat is not None,
-                ending=ending,
-                clock=clock,
-                names=list(names),
+                game=new.game,
+                options=new.options,
+                start=new.start,
+                seats=list(new.seats),
+                headers=new.headers or {},
+                owner=new.owner,
+                resigned=new.resigned,
+                length=len(new.actions),
+                result=new.result,
+                seat_keys=None if new.seat_keys is None else list(new.seat_keys),
+                open_seat=new.open_seat,
+                listed=new.listed and new.open_seat is not None,
+                ending=new.ending,
+                clock=new.clock,
+                names=list(new.names),
                 # set only when held: a database not yet migrated to 0008 still
                 # takes guests' games (the columns left out of the insert)
                 **(
-                    {"seat_accounts": list(accounts), "rated": rated}
-                    if rated or any(a is not None for a in accounts)
+                    {"seat_accounts": list(new.accounts), "rated": new.rated}
+                    if new.rated or any(a is not None for a in new.accounts)
                     else {}
                 ),
                 # set only when asked for, as the accounts above (migration 0010)
-                **({} if rating_range is None else {"rating_range": list(rating_range)}),
+                **({} if new.rating_range is None else {"rating_range": list(new.rating_range)}),
             )
         )
         session.flush()
-        session.add_all(ActionRow(game_id=game_id, ply=k, action=a) for k, a in enumerate(actions))
+        session.add_all(
+            ActionRow(game_id=game_id, ply=k, action=a) for k, a in enumerate(new.actions)
+        )
         # the game is among the games of each account holding a seat (a rematch too)
         session.add_all(
             AccountGameRow(account_id=a, game_id=game_id)
-            for a in dict.fromkeys(accounts)
+            for a in dict.fromkeys(new.accounts)
             if a is not None
         )
         return game_id

@@ -19,6 +19,7 @@ from boardlab.web.accounts import Account, SignInRefused
 from boardlab.web.clock import new_clock
 from boardlab.web.data import (
     HUMAN,
+    NewGame,
     NotFound,
     RequestError,
     StoredGame,
@@ -130,18 +131,20 @@ async def new_game(request: Request, game_id: str) -> Response:
         keys[setup.open_seat] = key_of(invitation)
     new_id = await asyncio.to_thread(
         lambda: site.store.create(
-            game_id,
-            setup.options,
-            setup.seats,
-            browser_id(request),
-            seat_keys=keys,
-            open_seat=setup.open_seat,
-            listed=setup.listed,
-            clock=None if setup.clock is None else new_clock(*setup.clock),
-            names=[name if [k] == setup.mine else None for k in (0, 1)],
-            accounts=held,
-            rated=rated,
-            rating_range=span,
+            NewGame(
+                game_id,
+                setup.options,
+                setup.seats,
+                browser_id(request),
+                seat_keys=keys,
+                open_seat=setup.open_seat,
+                listed=setup.listed,
+                clock=None if setup.clock is None else new_clock(*setup.clock),
+                names=[name if [k] == setup.mine else None for k in (0, 1)],
+                accounts=held,
+                rated=rated,
+                rating_range=span,
+            )
         )
     )
     site.service.wake(new_id, setup.seats)
@@ -641,19 +644,21 @@ async def upload(
     secret = new_secret()
     new_id = await asyncio.to_thread(
         lambda: site.store.create(
-            loaded.game.id,
-            dict(loaded.game.non_default_options()),
-            [HUMAN, HUMAN],
-            browser_id(request),
-            None if start == loaded.game.initial() else start.position_string(),
-            dict(loaded.headers),
-            loaded.action_strings(),
-            loaded.resigned,
-            loaded.result(),
-            seat_keys=[key_of(secret), key_of(secret)],
-            ending=loaded.resign_reason
-            if loaded.resigned is not None
-            else (AGREEMENT if loaded.agreed else None),
+            NewGame(
+                loaded.game.id,
+                dict(loaded.game.non_default_options()),
+                [HUMAN, HUMAN],
+                browser_id(request),
+                start=None if start == loaded.game.initial() else start.position_string(),
+                headers=dict(loaded.headers),
+                actions=loaded.action_strings(),
+                resigned=loaded.resigned,
+                result=loaded.result(),
+                seat_keys=[key_of(secret), key_of(secret)],
+                ending=loaded.resign_reason
+                if loaded.resigned is not None
+                else (AGREEMENT if loaded.agreed else None),
+            )
         )
     )
     await link(request, new_id)
