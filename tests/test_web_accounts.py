@@ -108,6 +108,25 @@ def test_names_and_passwords_are_refused_in_words_that_say_what_is_valid(databas
         assert "'bEA-2_X' is taken" in taken.json()["error"]
 
 
+def test_a_name_no_account_can_have_finds_nobody_on_any_database(database: str) -> None:
+    """The API fuzz's find: a sign-in name with a NUL was a server error on PostgreSQL,
+    which refuses NUL in text. Such a name, a challenge to it and its profile find
+    nobody, as an unknown name does."""
+    app = create_app(database, workers=1, limits=TESTING)
+    with TestClient(app) as http:
+        assert sign_up(http).status_code == 200
+        for name in ("An\x00a", "m$\u0090UJ\x13N", "Ana" * 10):
+            answer = sign_in(http, name)
+            assert answer.status_code == 401, (name, answer.text)
+            assert "do not sign in" in answer.json()["error"]
+            body = {"to": name, "game": "linja", "rated": False, "side": "south"}
+            challenged = http.post("/api/challenges", json=body)
+            assert challenged.status_code == 400, (name, challenged.text)
+            assert "there is no player named" in challenged.json()["error"]
+        assert http.get("/@/An%00a").status_code == 404
+        assert sign_in(http).status_code == 200
+
+
 def test_sessions_are_stored_hashed_rotated_on_sign_in_and_ended_by_sign_out(
     database: str,
 ) -> None:

@@ -174,8 +174,13 @@ def check_password(text: Any) -> str:
 
 
 def name_key(name: str) -> str:
-    """What makes two names one: their lower case."""
-    return name.strip().lower()
+    """What makes two names one: their lower case. A text no account can be named (a
+    NUL, which PostgreSQL refuses in text; a page of text) has the key ``""``, which no
+    account has: a lookup of it finds nobody, and the database is asked nothing odd."""
+    stripped = name.strip()
+    if NAME_MIN <= len(stripped) <= NAME_MAX and NAME_PATTERN.fullmatch(stripped):
+        return stripped.lower()
+    return ""
 
 
 def session_key(token: str) -> str:
