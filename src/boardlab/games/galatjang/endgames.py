@@ -103,6 +103,11 @@ MAX_SEARCH_SEEDS = 120  # the memo keeps a pit in one signed byte
 SLICE = 1 << 23  # table entries a compiled call fills between two progress reports
 CHUNK = 1 << 11  # entries a thread fills at a time (its scratch stays in cache)
 ABORT = -(1 << 40)  # the search ran out of budget
+#: Searches a query may take, each of at most the budget's new nodes and each going on
+#: from what the last stored: the memo is emptied when a query might not fit, and a
+#: position answered before can then need a second search (the perfect player fell back
+#: to its search in 2 of 300 positions with one).
+SEARCH_ATTEMPTS = 3
 EMPTY = -1  # an empty memo slot
 HASH_BITS = (1 << 40) - 1
 
@@ -587,7 +592,8 @@ def build_values(
 class GalatjangEndgame:
     """Exact values of last-round Galatjang positions under ``game``'s rules: from a
     table (``build``/``load``) where it holds, else by a memoised search that adds at
-    most ``budget`` nodes a query and is not tried with more than ``search_seeds`` seeds
+    most ``budget`` nodes a search (``SEARCH_ATTEMPTS`` searches a query) and is not
+    tried with more than ``search_seeds`` seeds
     in the pits. The search's memo lives as long as the solver (its entries are exact,
     so they serve every later query); a solver is not meant to be shared by threads."""
 
@@ -746,6 +752,17 @@ class GalatjangEndgame:
         n = _seeds_in_pits(c)
         if not self.in_table(state) and n > self.search_seeds:
             return None
+        for _attempt in range(SEARCH_ATTEMPTS):
+            found = self._search_values(state, pits, c)
+            if found is not None:
+                return found
+        return None
+
+    def _search_values(
+        self, state: GalatjangState, pits: int, c: np.ndarray
+    ) -> dict[int, int] | None:
+        """``action_values`` by one search of at most ``budget`` new nodes, or None when
+        it runs out (what it found stays in the memo for the next)."""
         left = self._max_turns - state.turns
         keys, lefts, memo, stats = self._memo(pits)
         stats[0] = 0
