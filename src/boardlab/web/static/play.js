@@ -178,12 +178,20 @@ $("chat-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const text = $("chat-text").value.trim();
   if (!text) return;
+  const send = () => {
+    socket.send(JSON.stringify({ type: "chat", text }));
+    $("chat-text").value = "";
+  };
+  // A page just opened (or reconnecting) sends the line once its connection is open.
+  if (socket && socket.readyState === WebSocket.CONNECTING) {
+    socket.addEventListener("open", send, { once: true });
+    return;
+  }
   if (!socket || socket.readyState !== WebSocket.OPEN) {
     say(_("The server cannot be reached; try again in a moment."), "error", "connection");
     return;
   }
-  socket.send(JSON.stringify({ type: "chat", text }));
-  $("chat-text").value = "";
+  send();
 });
 
 // ------------------------------------------------------------------ sounds
