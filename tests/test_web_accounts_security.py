@@ -28,9 +28,8 @@ need("fastapi")
 import httpx2 as httpx  # noqa: E402
 
 from boardlab.web.accounts import ADDRESS_FAILURES, NAME_FAILURES, SESSION_COOKIE  # noqa: E402
-from web_support import LiveServer  # noqa: E402
+from web_support import LiveServer, expected, permission_rows  # noqa: E402
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "web.md"
 PASSWORD, NEW = "correct horse", "battery staple"
 GUEST, PLANTED, ENDED, OTHER, ACCOUNT = (
     "guest",
@@ -110,28 +109,7 @@ def rated_game(server: LiveServer, **asked: str) -> str:
 # ---------------------------------------------------------------------- the table
 def table() -> list[tuple[str, list[str], str]]:
     """The rows of "Who may do what with an account": name, routes, rule."""
-    text = DOC.read_text()
-    start = text.index("### Who may do what with an account")
-    rows = []
-    for line in text[start:].split("\n## ", 1)[0].splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) == 2 and "`" in cells[0]:
-            rows.append(
-                (cells[0].split("`")[0].strip(), re.findall(r"`([^`]+)`", cells[0]), cells[1])
-            )
-    return rows
-
-
-def expected(rule: str, viewer: str) -> str | None:
-    """None when ``viewer`` may, else the status it gets."""
-    first, *rest = [part.strip() for part in rule.split(";")]
-    if {"anyone", viewer} & {word.strip() for word in first.split(",")}:
-        return None
-    for clause in rest:
-        who, _space, status = clause.rpartition(" ")
-        if who in ("others", viewer):
-            return status
-    raise AssertionError(f"the rule {rule!r} says nothing of {viewer}")
+    return permission_rows("Who may do what with an account")
 
 
 class Cell:

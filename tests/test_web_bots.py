@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import re
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,9 +26,8 @@ from boardlab.web.accounts import SESSION_COOKIE, session_key  # noqa: E402
 from boardlab.web.bots import TOKENS_MOST, BotStore, allowed, bearer_of, tag_of  # noqa: E402
 from boardlab.web.data import RequestError  # noqa: E402
 from boardlab.web.store import Store  # noqa: E402
-from web_support import LiveServer, url_of  # noqa: E402
+from web_support import LiveServer, expected, permission_rows, url_of  # noqa: E402
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "web.md"
 PASSWORD = "correct horse"
 BOT, OTHER, REVOKED, COOKIE, NONE = "bot", "other bot", "revoked", "cookie", "no token"
 VIEWERS = (BOT, OTHER, REVOKED, COOKIE, NONE)
@@ -129,28 +127,7 @@ def client(server: LiveServer, **headers: str) -> httpx.Client:
 
 def table() -> list[tuple[str, list[str], str]]:
     """The rows of "Who may do what with a bot's token": name, routes, rule."""
-    text = DOC.read_text()
-    start = text.index("### Who may do what with a bot's token")
-    rows = []
-    for line in text[start:].split("\n## ", 1)[0].splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) == 2 and "`" in cells[0]:
-            rows.append(
-                (cells[0].split("`")[0].strip(), re.findall(r"`([^`]+)`", cells[0]), cells[1])
-            )
-    return rows
-
-
-def expected(rule: str, viewer: str) -> str | None:
-    """None when ``viewer`` may, else the status it gets."""
-    first, *rest = [part.strip() for part in rule.split(";")]
-    if {"anyone", viewer} & {word.strip() for word in first.split(",")}:
-        return None
-    for clause in rest:
-        who, _space, status = clause.rpartition(" ")
-        if who in ("others", viewer):
-            return status
-    raise AssertionError(f"the rule {rule!r} says nothing of {viewer}")
+    return permission_rows("Who may do what with a bot's token")
 
 
 def ask(world: World, http: httpx.Client, route: str, kept: dict[str, str]) -> httpx.Response:

@@ -5,6 +5,7 @@ database of its own on a throwaway PostgreSQL server), a live server in a child 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -299,3 +300,36 @@ def watched_page(browser: Any, init_script: str = AT_ONCE, timeout: float = 3000
     finally:
         context.close()
     assert errors == []
+
+
+# ---------------------------------------------------------------------- permission tables
+#: The document whose tables say who may do what.
+WEB_DOC = Path(__file__).resolve().parents[1] / "docs" / "web.md"
+
+
+def permission_rows(heading: str) -> list[tuple[str, list[str], str]]:
+    """The rows of docs/web.md's two-column table under the heading ``heading`` (up to
+    the next section): each row's name, its routes (in backticks) and its rule."""
+    text = WEB_DOC.read_text()
+    start = text.index(f"### {heading}")
+    rows = []
+    for line in text[start:].split("\n## ", 1)[0].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2 and "`" in cells[0]:
+            rows.append(
+                (cells[0].split("`")[0].strip(), re.findall(r"`([^`]+)`", cells[0]), cells[1])
+            )
+    return rows
+
+
+def expected(rule: str, viewer: str) -> str | None:
+    """What a rule of such a table answers ``viewer``: None when they may, else the
+    status they get ("account, other account; others 401")."""
+    first, *rest = [part.strip() for part in rule.split(";")]
+    if {"anyone", viewer} & {word.strip() for word in first.split(",")}:
+        return None
+    for clause in rest:
+        who, _space, status = clause.rpartition(" ")
+        if who in ("others", viewer):
+            return status
+    raise AssertionError(f"the rule {rule!r} says nothing of {viewer}")
