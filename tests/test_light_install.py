@@ -149,6 +149,10 @@ CASES = [
     Case("solve linja -o max_turns=5", "fast", "error"),
     Case("solve linja --max-seeds 3", "fast", "error"),
     Case("solve jinli", "error", "error"),
+    # accuracy against perfect play: only where a solver gives exact values
+    Case(f"accuracy galatjang {TINY} beginner perfect --positions 6", "fast"),
+    Case("accuracy jinli easy", "error", "error"),
+    Case("accuracy galatjang beginner --positions -3", "error", "error"),
     # German: the catalogue ships with the package, and needs no extra
     Case("--lang de rules linja", "ok"),
     Case(f"--lang de show galatjang {TINY}", "ok"),
@@ -167,6 +171,9 @@ CASES = [
     Case("db upgrade --db garbage://", "web", "error"),
     Case("db status --db postgresql+psycopg://nobody:secret@127.0.0.1:1/x", "web", "error"),
     Case("db frob", "error", "error"),
+    # bots: the host's command and the client that plays a bot
+    Case("bots list --db garbage://", "web", "error"),
+    Case("connect http://127.0.0.1:1 --token x --engine true", "web", "error"),
 ]
 IDS = [f"{n}:{case.line or '(nothing)'}" for n, case in enumerate(CASES)]
 
