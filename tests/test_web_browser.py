@@ -238,6 +238,18 @@ def test_download_upload_and_review(page: Any, page_server: LiveServer, tmp_path
         timeout=120000,
     )
     assert page.locator("#graph svg").count() == 1
+    judged = page.request.get(f"{page_server.url}/api/games/{page.url.rsplit('/', 1)[1]}/review")
+    summary = judged.json()
+    for k, player in enumerate(summary["players"]):
+        row = page.locator("#summary tbody tr").nth(k).locator("td")
+        estimated = [i["loss"] for i in summary["items"] if i["player"] == k and not i["exact"]]
+        shown = row.nth(4).inner_text()
+        if not estimated:
+            assert shown == "–"
+            continue
+        # the AI's losses alone: exact points do not mix with them
+        assert abs(float(shown) - sum(estimated) / len(estimated)) <= 0.0005 + 1e-9
+        assert abs(float(shown) - player["average_loss"]) <= 0.0006
     page.click("#first")
     assert page.inner_text("#where") == "start"
     page.click("#next")

@@ -225,10 +225,13 @@ function renderSummary(data) {
   const rows = state.seats.map((seat, k) => {
     const mine = data.items.filter((item) => item.player === k);
     const count = (mark) => mine.filter((item) => item.mark === mark).length;
-    const loss = mine.length ? mine.reduce((sum, item) => sum + item.loss, 0) / mine.length : 0;
+    // Exact losses are points and the AI's are estimates: they do not mix. The exact
+    // ones count in the accuracy, so the mean loss is over the AI's alone.
+    const judged = mine.filter((item) => !item.exact);
+    const loss = judged.length ? number(judged.reduce((sum, item) => sum + item.loss, 0) / judged.length, 3) : "–";
     const player = (data.players || [])[k] || {};
     const accuracy = player.accuracy == null ? "–" : `${number(player.accuracy, 1)}% (${player.exact_moves})`;
-    const cells = [count("inaccuracy"), count("mistake"), count("blunder"), number(loss, 3), accuracy];
+    const cells = [count("inaccuracy"), count("mistake"), count("blunder"), loss, accuracy];
     return `<tr><td>${seat.name}</td>${cells.map((cell) => `<td>${cell}</td>`).join("")}</tr>`;
   });
   const heads = [
