@@ -396,13 +396,16 @@ def solve_values(
     lowest: int = 0,
     values: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
+    top: int = TOP_LEVEL,
 ) -> np.ndarray:
     """Fill the table from the top level down to ``lowest`` (0: all of it). A table cut
-    short is exact at every level it reached, which lets tests solve endings alone."""
+    short is exact at every level it reached, which lets tests solve endings alone.
+    ``top`` below ``TOP_LEVEL``: the levels above it are in ``values`` already (a build
+    resumed); ``progress`` still counts the levels from the top."""
     if values is None:
         values = _blank_table(huge=lowest == 0)
     prog, in_goal, order, starts = _levels()
-    for level in range(TOP_LEVEL, lowest - 1, -1):
+    for level in range(top, lowest - 1, -1):
         for goals in range(MAX_GOALS, -1, -1):
             _solve_level(values, level, goals, p, prog, in_goal, order, starts)
         if progress:
@@ -491,14 +494,20 @@ def build(
     path: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     lowest: int = 0,
+    work: Path | None = None,
 ) -> Path:
     """Solve ``game``'s rules and write the table (to ``default_path`` unless given). With
     ``lowest`` > 0 only the levels from ``lowest`` up are solved: an endgame table, exact
-    where it reaches (the tests use them; a complete table takes minutes)."""
+    where it reaches (the tests use them; a complete table takes minutes). With
+    ``work``, a folder where the build keeps what it has done now and then, and goes on
+    from it when started again (``boardlab.solve.resume``)."""
     chosen = variant(game)
     target = Path(path) if path else default_path(game)
     start = time.perf_counter()
-    values = solve_values(params(game), lowest, progress=progress)
+    if work is None:
+        values = solve_values(params(game), lowest, progress=progress)
+    else:
+        values = _resumed(game, work, lowest, progress)
     seconds = time.perf_counter() - start
     header = {
         "kind": KIND,
@@ -509,7 +518,37 @@ def build(
         "lowest_level": lowest,
         "build_seconds": round(seconds, 1),
     }
-    return write_table(target, header, values)
+    written = write_table(target, header, values)
+    if work is not None:
+        _checkpoint(game, work, lowest).clear()
+    return written
+
+
+def _checkpoint(game: Linja, work: Path, lowest: int) -> Any:
+    """Where a build of ``game``'s table from ``lowest`` up keeps what it has done."""
+    from boardlab.solve.resume import Checkpoint
+
+    what = {"kind": KIND, "rules": variant(game), "lowest": lowest}
+    return Checkpoint(work, what)
+
+
+def _resumed(
+    game: Linja, work: Path, lowest: int, progress: Callable[[int, int], None] | None
+) -> np.ndarray:
+    """``solve_values`` from the levels a stopped build kept in ``work``, keeping them
+    there as it goes on."""
+    saved = _checkpoint(game, work, lowest)
+    values = _blank_table(huge=lowest == 0)
+    done = saved.restore(values)
+
+    def step(levels: int, total: int) -> None:
+        saved.keep(values, levels)
+        if progress:
+            progress(levels, total)
+
+    if done and progress:
+        progress(done, TOP_LEVEL - lowest + 1)
+    return solve_values(params(game), lowest, values, step, top=TOP_LEVEL - done)
 
 
 # ---------------------------------------------------------------------- reading
