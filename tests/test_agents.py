@@ -408,6 +408,46 @@ def test_time_limit(game_id: str, spec: str) -> None:
     assert choice.seconds <= elapsed
 
 
+def test_a_search_holds_the_cyclic_collector_off_and_gives_it_back() -> None:
+    """While a search runs (in any thread) the collector is off; after the last one it
+    is on again, unless it was off before; an MCTS tree has no cycles to leave it."""
+    import gc
+    import threading
+
+    from boardlab.ai.base import collector_paused
+
+    assert gc.isenabled()
+    inner_started, outer_may_end = threading.Event(), threading.Event()
+
+    def other_search() -> None:
+        with collector_paused():
+            inner_started.set()
+            outer_may_end.wait(10)
+
+    with collector_paused():
+        assert not gc.isenabled()
+        helper = threading.Thread(target=other_search)
+        helper.start()
+        inner_started.wait(10)
+    assert not gc.isenabled()  # the other thread's search still runs
+    outer_may_end.set()
+    helper.join()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # off before: left off
+    finally:
+        gc.enable()
+    agent = make_agent("mcts:iterations=300,reuse=0", seed=1)
+    position = midgame("linja", actions=8)
+    agent.choose(position)  # the first search also builds its rollout function
+    gc.collect()
+    agent.choose(position)
+    assert gc.collect() == 0  # the dropped tree was freed at once: no cycle in it
+
+
 @pytest.mark.parametrize(
     "fields",
     [{"iterations": 0}, {"nodes": 0}, {"depth": 0}, {"time": 0.0}, {"iterations": -3}],
@@ -820,7 +860,6 @@ def test_mcts_reuses_the_kept_subtree(
 
     agent.choose(pos, Limit(iterations=50))
     assert agent.root is kept  # the search started from the kept subtree
-    assert kept.parent is None
     assert kept.proven is not None or kept.visits == visits + 50
 
     agent.reset()

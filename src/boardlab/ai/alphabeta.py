@@ -23,6 +23,7 @@ from boardlab.ai.base import (
     Clock,
     Limit,
     SearchTimeout,
+    collector_paused,
     require_playable,
     with_time,
 )
@@ -87,27 +88,28 @@ class AlphaBetaAgent(Agent):
         actions = list(position.legal_actions())
         rng.shuffle(actions)  # ties among equal actions are broken by the seed
         best: Choice | None = None
-        for depth in range(1, max_depth + 1):
-            try:
-                values = search.root(position.state, actions, depth, every_action)
-            except SearchTimeout:
-                break
-            actions.sort(key=lambda a: -values.get(a, -INFINITY))
-            action = actions[0]
-            best = Choice(
-                action=action,
-                value=max(-WIN, min(WIN, values[action])),
-                pv=search.principal_variation(position.state, action),
-                nodes=search.nodes,
-                depth=depth,
-                action_values=tuple((a, values[a], 0) for a in actions if a in values),
-            )
-            if search.exhausted:
-                break  # every line reached the end: nothing deeper to see
-            if abs(values[action]) >= WIN - 0.01 and not every_action:
-                break  # a proven result is enough to choose
-            if limit.time and search.clock.elapsed() > limit.time * 0.5:
-                break  # the next depth would not finish in time
+        with collector_paused():
+            for depth in range(1, max_depth + 1):
+                try:
+                    values = search.root(position.state, actions, depth, every_action)
+                except SearchTimeout:
+                    break
+                actions.sort(key=lambda a: -values.get(a, -INFINITY))
+                action = actions[0]
+                best = Choice(
+                    action=action,
+                    value=max(-WIN, min(WIN, values[action])),
+                    pv=search.principal_variation(position.state, action),
+                    nodes=search.nodes,
+                    depth=depth,
+                    action_values=tuple((a, values[a], 0) for a in actions if a in values),
+                )
+                if search.exhausted:
+                    break  # every line reached the end: nothing deeper to see
+                if abs(values[action]) >= WIN - 0.01 and not every_action:
+                    break  # a proven result is enough to choose
+                if limit.time and search.clock.elapsed() > limit.time * 0.5:
+                    break  # the next depth would not finish in time
         if best is None:  # not even depth 1 finished: take the ordering's first choice
             best = Choice(action=actions[0], nodes=search.nodes)
         return with_time(best, search.clock)

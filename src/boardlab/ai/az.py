@@ -26,7 +26,15 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
+from boardlab.ai.base import (
+    Agent,
+    Choice,
+    Clock,
+    Limit,
+    collector_paused,
+    require_playable,
+    with_time,
+)
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
 from boardlab.core.i18n import _
@@ -248,12 +256,13 @@ class AzAgent(Agent):
         clock = Clock(budget.time)
         search = Search(position, float(self.settings.get("c_puct", 1.5)))
         done = 0
-        while (iterations is None or done < iterations) and not clock.now_expired():
-            path = search.leaf()
-            leaf = search.leaf_node(path)
-            logits, values = network([position.game.observation(leaf.state)])
-            search.expand(path, logits[0], float(values[0]))
-            done += 1
+        with collector_paused():
+            while (iterations is None or done < iterations) and not clock.now_expired():
+                path = search.leaf()
+                leaf = search.leaf_node(path)
+                logits, values = network([position.game.observation(leaf.state)])
+                search.expand(path, logits[0], float(values[0]))
+                done += 1
         root = search.root
         best = max(actions, key=lambda a: (root.visits.get(a, 0), root.priors.get(a, 0.0)))
         visits = root.visits.get(best, 0)

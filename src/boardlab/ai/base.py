@@ -7,9 +7,13 @@ Values are from the point of view of the player to act, in [-1, 1]: 1 a win, -1 
 
 from __future__ import annotations
 
+import gc
 import random
+import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -91,6 +95,38 @@ class Clock:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
+
+
+class _CollectorPause:
+    """Python's cyclic garbage collector held off while a search on a clock runs. A full
+    collection walks every object of the process (numba's compiler keeps millions), and
+    the nodes a search makes trigger one every few moves: up to half a second spent past
+    the move's time on a loaded machine. A search's trees hold no cycles, so they are
+    freed as they are dropped; the collector runs again once no search of the process
+    (in any thread) is running, if it ran before the first one began."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.searches = 0
+        self.restore = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self.lock:
+            self.searches += 1
+            if self.searches == 1:
+                self.restore = gc.isenabled()
+                gc.disable()
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.searches -= 1
+                if self.searches == 0 and self.restore:
+                    gc.enable()
+
+
+collector_paused = _CollectorPause()
 
 
 class Agent(ABC):

@@ -12,7 +12,15 @@ import random
 import threading
 from typing import Any, ClassVar
 
-from boardlab.ai.base import Agent, Choice, Clock, Limit, require_playable, with_time
+from boardlab.ai.base import (
+    Agent,
+    Choice,
+    Clock,
+    Limit,
+    collector_paused,
+    require_playable,
+    with_time,
+)
 from boardlab.ai.evaluation import evaluation_for, terminal_value
 from boardlab.core.errors import BoardlabError
 from boardlab.core.game import Game, Position
@@ -27,7 +35,6 @@ class Node:
     __slots__ = (
         "children",
         "mover",
-        "parent",
         "proven",
         "state",
         "to_act",
@@ -36,10 +43,9 @@ class Node:
         "visits",
     )
 
-    def __init__(self, game: Game[Any], state: Any, mover: int, parent: Node | None) -> None:
+    def __init__(self, game: Game[Any], state: Any, mover: int) -> None:
         self.state = state
         self.mover = mover
-        self.parent = parent
         self.to_act = game.to_act(state)
         self.children: dict[int, Node] = {}
         self.untried: list[int] = list(game.legal_actions(state))
@@ -138,15 +144,16 @@ class MctsAgent(Agent):
         nodes_limit = limit.nodes
         evaluate = evaluation_for(game)
         fast = self._compiled_rollout(game, rng)
-        while root.proven is None:
-            if budget is not None and iterations >= budget:
-                break
-            if nodes_limit is not None and iterations >= nodes_limit:
-                break
-            if clock.expired():
-                break
-            self._iterate(game, root, rng, evaluate, fast)
-            iterations += 1
+        with collector_paused():
+            while root.proven is None:
+                if budget is not None and iterations >= budget:
+                    break
+                if nodes_limit is not None and iterations >= nodes_limit:
+                    break
+                if clock.expired():
+                    break
+                self._iterate(game, root, rng, evaluate, fast)
+                iterations += 1
         self.root = root if self.reuse else None
         self.root_game = game
         action, child = self._best(root)
@@ -198,12 +205,11 @@ class MctsAgent(Agent):
             for _ in range(REUSE_DEPTH + 1):
                 for node in frontier:
                     if node.state == state:
-                        node.parent = None
                         return node
                 frontier = [c for node in frontier for c in node.children.values()]
                 if not frontier:
                     break
-        return Node(game, state, 1 - game.to_act(state), None)
+        return Node(game, state, 1 - game.to_act(state))
 
     def _compiled_rollout(self, game: Game[Any], rng: random.Random) -> Any:
         """The game's compiled random rollout, if wanted and available, else None."""
@@ -224,16 +230,23 @@ class MctsAgent(Agent):
     def _iterate(
         self, game: Game[Any], root: Node, rng: random.Random, evaluate: Any, fast: Any
     ) -> None:
+        # The path walked down is kept here: a node holds no link to its parent, so a
+        # tree has no cycles and is freed as soon as it is dropped (with parent links
+        # the cyclic collector freed it later, in the middle of another search, taking
+        # up to half a second over a move's time).
         node = root
+        path = [node]
         # Selection: descend while fully expanded and unproven.
         while not node.untried and node.proven is None:
             node = self._select(node)
+            path.append(node)
         # Expansion.
         if node.untried and node.proven is None:
             action = node.untried.pop(rng.randrange(len(node.untried)))
-            child = Node(game, game.apply(node.state, action), node.to_act, node)
+            child = Node(game, game.apply(node.state, action), node.to_act)
             node.children[action] = child
             node = child
+            path.append(node)
         # Simulation: a value for player 0.
         if node.proven is not None:
             value0 = node.proven if node.mover == 0 else -node.proven
@@ -242,13 +255,12 @@ class MctsAgent(Agent):
         else:
             value0 = self._rollout(game, node.state, rng, evaluate)
         # Backpropagation, proving parents where the children allow.
-        while node is not None:
+        for depth in range(len(path) - 1, -1, -1):
+            node = path[depth]
             node.visits += 1
             node.total += value0 if node.mover == 0 else -value0
-            parent = node.parent
-            if parent is not None and parent.proven is None:
-                self._try_prove(parent)
-            node = parent  # type: ignore[assignment]
+            if depth and path[depth - 1].proven is None:
+                self._try_prove(path[depth - 1])
 
     def _select(self, node: Node) -> Node:
         log_n = math.log(node.visits)
