@@ -60,9 +60,48 @@ addresses 127.0.0.2, 127.0.0.3, ... (the generator process N from 127.0.N.2 on: 
 share one) and never sends more than 29 a minute from one, so the limit is never hit (a
 429 would be counted as an error).
 
+**With accounts signed in** (``--accounts``, issue #34): every browser is an account and
+every game is rated. Before the steps (and before the idle server is measured), each
+generator process makes the accounts its share of the largest step needs, two a game and
+two a flag probe, as people make them: a browser opens ``/signup`` and posts the form
+(name and password), then opens ``/signin`` and posts it, keeping the session cookie it
+gets (the sign-in rotates the sign-up's session). Both hash a password with argon2id on
+the server (about 70 ms each, two at a time a process), so 2,000 games take some 4,000
+sign-ups and 4,000 sign-ins, minutes of the server's CPU, all before the first step
+(minutes, not hours: so they are made through the forms, as people make them, not
+written to the database beforehand). The forms are protected from other sites by their
+``Origin`` (``guard.SameOrigin``: there is no token in the form), which the generator
+sends as a browser does. New accounts are limited to 10 an hour per address
+(``accounts.SIGN_UPS``, not a ``--limit``): the sign-ups come from addresses of their
+own, 127.M.N.K with M from 1 (N the generator process), at most 10 from each in a run,
+so the limit is never hit. Each game is a **seek in the lobby**, the way most rated
+games between strangers are found (lichess's lobby): the creator posts the new game form
+as a rated game online that waits in the lobby (with the boxes a browser has ticked by
+default, ``checked``: a box left out turns its option off, and a game with an option
+changed is not rated; the guests' games leave them out, as they always have, so their
+Galatjang is played with ``sow_opponent_store`` off); the other account opens
+``/lobby``, finds the seek there and takes its seat (``POST /lobby/ID``); then both open
+the game page and its socket and play as above. A game between two accounts' seats, both
+held, is rated: its end moves both ratings (Glicko-2, ``store.rate_end``) in the
+transaction that stores it, so that work is counted in the figures. A game that ends is
+replaced by a new seek between the same two accounts, whose browsers keep their browser
+id and session; each game's own seat cookie is dropped once it is over (a real browser
+keeps it a year; here the cookie headers would grow with every game). The flag probes
+are rated games on the clock too. After the steps, the games rated and ended and the
+rating history rows are counted in the database and reported (that the ratings moved).
+The default, without ``--accounts``, is guests as above. The accounts curves, to run on
+an idle machine as the guests' were (at normal priority: the generator raises its own)::
+
+    .venv/bin/python benchmarks/online.py --accounts --db sqlite \
+        --games 500,1000,1500 --warmup 25 --window 60 \
+        --out benchmarks/results/online-accounts.md
+    .venv/bin/python benchmarks/online.py --accounts --db postgresql \
+        --games 1000,1500,2000 --warmup 25 --window 60 \
+        --out benchmarks/results/online-accounts-postgresql.md
+
     .venv/bin/python benchmarks/online.py [--games 50,100,250,500,1000,1500]
         [--think 5] [--warmup 15] [--window 45] [--db sqlite|postgresql|both]
-        [--game all|jinli|linja|galatjang] [--generators auto|N]
+        [--game all|jinli|linja|galatjang] [--generators auto|N] [--accounts]
         [--out benchmarks/results/online.md]
 
 Writes the markdown table to ``--out`` and the JSON beside it (``online.json``).
@@ -99,6 +138,8 @@ import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
 import boardlab
+from boardlab.web.accounts import SESSION_COOKIE, SIGN_UPS
+from boardlab.web.deps import COOKIE as BROWSER_COOKIE
 from web_support import LiveServer, Postgres
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -125,6 +166,14 @@ ADDRESSES_A_GENERATOR = 200
 #: code it runs, whatever ``--commit`` puts first on the server's PYTHONPATH since.
 ENVIRONMENT = dict(os.environ)
 INVITATION = re.compile(r'id="invitation-link" readonly value="https?://[^/]+(/join/[^"]+)"')
+#: Sign-ups and sign-ins at once, per generator process (the server hashes two passwords
+#: at a time per process: more would only wait there).
+SIGNING_AT_ONCE = 8
+#: Every account's password (the generator's own accounts on a throwaway database).
+PASSWORD = "load-generator-password"
+#: The cookies a browser keeps from game to game (its id, its session); each game's own
+#: seat cookie is dropped when the game is over.
+KEPT_COOKIES = (BROWSER_COOKIE, SESSION_COOKIE)
 
 
 class Failure(Exception):
@@ -267,6 +316,19 @@ async def read_answer(reader: asyncio.StreamReader) -> tuple[Answer, bool]:
 
 
 # ---------------------------------------------------------------------- the players
+def cookie_header(cookies: dict[str, str]) -> str:
+    return "; ".join(f"{k}={v}" for k, v in cookies.items())
+
+
+@dataclass
+class Browser:
+    """A signed-in player's browser (``--accounts``): its account's name and the cookies
+    it keeps from game to game (its browser id and session)."""
+
+    name: str
+    cookies: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass
 class Side:
     """One browser: its seat, cookies, socket and the newest state its page holds."""
@@ -282,7 +344,7 @@ class Side:
     received: float = 0.0
 
     def cookie_header(self) -> str:
-        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        return cookie_header(self.cookies)
 
     def take(self, state: dict[str, Any], now: float) -> None:
         if self.state is None or state["revision"] >= self.state["revision"]:
@@ -330,6 +392,8 @@ class Game:
     pending: Pending | None = None
     closing: bool = False
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    #: the two accounts' browsers playing it (``--accounts``), free again once it is over
+    pair: tuple[Browser, Browser] | None = None
 
 
 @dataclass
@@ -366,13 +430,50 @@ class Addresses:
             await asyncio.sleep(0.5)
 
 
+def checked(kind: str) -> dict[str, str]:
+    """The boxes the new game form of ``kind`` has ticked: its options that are true by
+    default, as a browser posts them (a box left out is false, an option changed, and a
+    game with an option changed is not rated)."""
+    schema = boardlab.new_game(kind).schema
+    return {option.name: "on" for option in schema if option.kind == "bool" and option.default}
+
+
+class SignUpAddresses:
+    """Loopback source addresses for sign-ups, each used for at most ``SIGN_UPS`` in a
+    run (the app's limit is that many an hour per address): 127.M.N.K, M from 1 and N the
+    generator process, apart from the addresses games are made from (127.0.N.K)."""
+
+    def __init__(self, network: int) -> None:
+        self.network = network
+        self.used = 0
+
+    def take(self) -> str:
+        high, low = divmod(self.used // SIGN_UPS, 253)
+        self.used += 1
+        return f"127.{1 + high}.{self.network}.{2 + low}"
+
+
 class Load:
-    """The load generator: G games, each played by two browsers."""
+    """The load generator: G games, each played by two browsers (guests, or with
+    ``accounts`` two signed-in accounts playing rated games found in the lobby)."""
 
     def __init__(
-        self, port: int, kinds: list[str], think: float, seed: int, network: int = 0
+        self,
+        port: int,
+        kinds: list[str],
+        think: float,
+        seed: int,
+        network: int = 0,
+        accounts: bool = False,
     ) -> None:
         self.port = port
+        self.network = network
+        self.accounts = accounts
+        #: pairs of signed-in browsers playing no game now
+        self.free: list[tuple[Browser, Browser]] = []
+        self.sign_up_addresses = SignUpAddresses(network)
+        self.signing = asyncio.Semaphore(SIGNING_AT_ONCE)
+        self.signed_up = 0
         self.kinds = kinds
         self.think = think
         self.rng = random.Random(seed)
@@ -472,9 +573,22 @@ class Load:
 
     async def setup(self, clock: str = "") -> Game:
         """A new game between two browsers, through the pages and forms (on ``clock``,
-        minutes+seconds, if given)."""
+        minutes+seconds, if given): guests by invitation, or two accounts by a rated seek
+        in the lobby."""
         kind = self.kinds[self.count % len(self.kinds)]
         self.count += 1
+        if not self.accounts:
+            return await self.invite(kind, clock)
+        pair = await self.pair()
+        try:
+            return await self.seek(kind, clock, pair)
+        except BaseException:
+            self.free.append(pair)
+            raise
+
+    async def invite(self, kind: str, clock: str) -> Game:
+        """Two guests: the creator's game for a friend online, the friend by its
+        invitation link."""
         source = await self.addresses.take()
         form = urlencode({"opponent": "online", "seat": "0", "clock": clock}).encode()
         made = await self.creation_pool(source).request(
@@ -500,6 +614,54 @@ class Load:
             raise Failure(f"join answered {joined.status}: {joined.error()}")
         friend.cookies.update(joined.cookies())
         await self.get(friend, f"/play/{game_id}")
+        await self.open_sockets(game)
+        return game
+
+    async def seek(self, kind: str, clock: str, pair: tuple[Browser, Browser]) -> Game:
+        """Two accounts: the creator's rated game online waiting in the lobby, taken from
+        the lobby's page by the other."""
+        source = await self.addresses.take()
+        creator = Side(0, dict(pair[0].cookies))
+        taker = Side(1, dict(pair[1].cookies))
+        fields = {"opponent": "online", "seat": "0", "clock": clock, "rated": "on", "lobby": "on"}
+        made = await self.post(
+            self.creation_pool(source), creator, f"/new/{kind}", {**checked(kind), **fields}
+        )
+        game_id = made.header("location").rsplit("/", 1)[1]
+        game = Game(game_id, kind, [creator, taker], pair=pair)
+        await self.get(creator, f"/play/{game_id}")
+        lobby = await self.get(taker, "/lobby")
+        if f'formaction="/lobby/{game_id}"'.encode() not in lobby.body:
+            raise Failure("the lobby does not offer the seek's seat to the other account")
+        await self.post(self.pool, taker, f"/lobby/{game_id}", {})
+        await self.get(taker, f"/play/{game_id}")
+        await self.open_sockets(game)
+        return game
+
+    async def post(
+        self, pool: Pool, side: Side | Browser, path: str, form: dict[str, str]
+    ) -> Answer:
+        """A form posted from a page of the server (its ``Origin``, as a browser sends
+        it), answered with a redirection (303); its cookies kept."""
+        answer = await pool.request(
+            "POST",
+            path,
+            {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "text/html",
+                "Origin": f"http://127.0.0.1:{self.port}",
+                "Cookie": cookie_header(side.cookies),
+            },
+            urlencode(form).encode(),
+        )
+        if answer.status != 303:
+            raise Failure(f"POST /{path.split('/')[1]} answered {answer.status}: {answer.error()}")
+        side.cookies.update(answer.cookies())
+        return answer
+
+    async def open_sockets(self, game: Game) -> None:
+        """Both pages' sockets open, read, and pinged."""
+        game_id = game.id
         for side in game.sides:
             side.socket = await connect(
                 f"ws://127.0.0.1:{self.port}/ws/games/{game_id}",
@@ -512,11 +674,55 @@ class Load:
             game.tasks.append(asyncio.create_task(self.read(game, side)))
         game.tasks.append(asyncio.create_task(self.ping(game)))
         self.made += 1
-        return game
 
-    async def get(self, side: Side, path: str) -> Answer:
-        answer = await self.pool.request(
-            "GET", path, {"Cookie": side.cookie_header(), "Accept": "text/html"}
+    # ------------------------------------------------------------------ the accounts
+    async def make_accounts(self, pairs: int) -> dict[str, Any]:
+        """``pairs`` pairs of accounts, each signed up, then signed in, by its browser;
+        the seconds each took."""
+        began = time.perf_counter()
+        browsers = await asyncio.gather(*(self.sign_up() for _ in range(2 * pairs)))
+        signed_up = time.perf_counter()
+        await asyncio.gather(*(self.sign_in(browser) for browser in browsers))
+        self.free += list(zip(browsers[::2], browsers[1::2], strict=True))
+        return {
+            "accounts": len(browsers),
+            "sign_up_s": signed_up - began,
+            "sign_in_s": time.perf_counter() - signed_up,
+        }
+
+    async def sign_up(self) -> Browser:
+        """A new account, through the sign-up page and form, from an address of its own."""
+        async with self.signing:
+            self.signed_up += 1
+            browser = Browser(f"load{self.network}x{self.signed_up}")
+            pool = Pool("127.0.0.1", self.port, self.sign_up_addresses.take(), 1)
+            try:
+                await self.get(browser, "/signup", pool)
+                form = {"name": browser.name, "password": PASSWORD}
+                await self.post(pool, browser, "/signup", form)
+            finally:
+                pool.close()
+            return browser
+
+    async def sign_in(self, browser: Browser) -> None:
+        """The browser signed in to its account: a new session, kept for every game."""
+        async with self.signing:
+            await self.get(browser, "/signin")
+            await self.post(
+                self.pool, browser, "/signin", {"name": browser.name, "password": PASSWORD}
+            )
+            if SESSION_COOKIE not in browser.cookies:
+                raise Failure(f"signing in {browser.name} set no session cookie")
+
+    async def pair(self) -> tuple[Browser, Browser]:
+        """Two accounts' browsers playing no game now (two more made if none are)."""
+        if not self.free:
+            await self.make_accounts(1)
+        return self.free.pop()
+
+    async def get(self, side: Side | Browser, path: str, pool: Pool | None = None) -> Answer:
+        answer = await (pool or self.pool).request(
+            "GET", path, {"Cookie": cookie_header(side.cookies), "Accept": "text/html"}
         )
         if answer.status != 200:
             raise Failure(f"GET /{path.split('/')[1]} answered {answer.status}")
@@ -675,6 +881,11 @@ class Load:
             if side.socket is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(side.socket.close(), 5)
+        if game.pair is not None:  # its browsers keep their own cookies, not the game's
+            for browser, side in zip(game.pair, game.sides, strict=True):
+                browser.cookies.update({k: v for k, v in side.cookies.items() if k in KEPT_COOKIES})
+            self.free.append(game.pair)
+            game.pair = None
 
     async def stop(self) -> None:
         self.stopping = True
@@ -892,6 +1103,14 @@ class Commands:
         await warm(self.load)
         return {}
 
+    async def accounts(self, command: dict[str, Any]) -> dict[str, Any]:
+        """The accounts this process's share of the largest step needs: a pair a game
+        and a pair a flag probe."""
+        try:
+            return await self.load.make_accounts(command["games"] + command["probes"])
+        except Failure as failure:
+            return {"failed": str(failure)}
+
     async def grow(self, command: dict[str, Any]) -> dict[str, Any]:
         try:
             return {"ramp_s": await self.load.grow(command["games"])}
@@ -950,7 +1169,14 @@ async def obey(config: dict[str, Any], answers: BinaryIO) -> None:
     ``answers``, until ``stop``; if its input ends first, the parent has ended (whatever
     ended it) and so does this process."""
     favour_generator(config["nice"])
-    load = Load(config["port"], config["kinds"], config["think"], config["seed"], config["index"])
+    load = Load(
+        config["port"],
+        config["kinds"],
+        config["think"],
+        config["seed"],
+        config["index"],
+        config["accounts"],
+    )
     lag = asyncio.create_task(load.watch_lag())
     commands = Commands(load)
     lines: asyncio.Queue[bytes] = asyncio.Queue()
@@ -1057,6 +1283,7 @@ async def run_database(
     name: str, url: str, folder: Path, args: Any, pg: Path | None
 ) -> dict[str, Any]:
     workers = 2 if name == "postgresql" else 1
+    accounts: dict[str, Any] = {}
     # one generator plays every client from one address: the per-client limits are lifted
     lifted = [f"--limit={name}=1000000" for name in ("games", "sockets", "connections", "requests")]
     server = LiveServer(url, folder, workers=workers, extra=lifted)
@@ -1074,6 +1301,7 @@ async def run_database(
             "kinds": list(kinds),
             "think": args.think,
             "nice": args.nice if favoured else 0,  # (if this process may not, nor may they)
+            "accounts": args.accounts,
         }
         generators = [
             await Generator.start(index, {**config, "seed": args.seed + index})
@@ -1084,6 +1312,23 @@ async def run_database(
             server.process.pid, postmaster(pg) if pg is not None else None, generator_pids
         )
 
+        if args.accounts:
+            made = await everyone(
+                generators, "accounts", split={"games": max(args.games), "probes": FLAG_PROBES}
+            )
+            failed = [answer["failed"] for answer in made if "failed" in answer]
+            if failed:
+                raise RuntimeError(f"{name}: making the accounts failed: {'; '.join(failed)}")
+            accounts = {
+                "accounts": sum(answer["accounts"] for answer in made),
+                "sign_up_s": max(answer["sign_up_s"] for answer in made),
+                "sign_in_s": max(answer["sign_in_s"] for answer in made),
+            }
+            print(
+                f"{name}: {accounts['accounts']} accounts signed up in "
+                f"{accounts['sign_up_s']:.1f} s, signed in in {accounts['sign_in_s']:.1f} s",
+                flush=True,
+            )
         await generators[0].ask("warm")
         await asyncio.sleep(2.0)
         idle = watched.snapshot()
@@ -1179,7 +1424,11 @@ async def run_database(
             os.setpriority(os.PRIO_PROCESS, 0, 0)
         server.stop()
         if server.log.exists():  # kept beside the results: what the server said
-            shutil.copy(server.log, Path(args.out).with_name(f"online-{name}-server.log"))
+            out = Path(args.out)
+            shutil.copy(server.log, out.with_name(f"{out.stem}-{name}-server.log"))
+    if args.accounts:
+        accounts.update(rated(url))
+        print(f"{name}: {json.dumps(accounts)}", flush=True)
     held = [r["games"] for r in rows if r["p99_ms"] < 1000 * TARGET and r["errors"] == 0]
     errors_total: collections.Counter[str] = collections.Counter()
     other_messages: collections.Counter[str] = collections.Counter()
@@ -1200,7 +1449,39 @@ async def run_database(
         "connections_retried": sum(t["connections_retried"] for t in totals),
         "socket_messages": sum(t["socket_messages"] for t in totals),
         "other_socket_messages": dict(other_messages),
+        "accounts": accounts,
     }
+
+
+def rated(url: str) -> dict[str, Any]:
+    """What the run left in the database (the server stopped): the games made, the rated
+    ones, those that ended (each moved two ratings), the rating history's rows (two a
+    rated end), the ratings moved and how far they spread from the newcomers' 1500. Read
+    without ``Store``, which would refuse a database whose schema is not the work tree's
+    newest (a migration added to the tree while the run went on)."""
+    from sqlalchemy import func, select
+
+    from boardlab.web.store import GameRow, RatingHistoryRow, RatingRow, open_engine
+
+    engine = open_engine(url)
+    try:
+        with engine.connect() as connection:
+            made = select(func.count()).select_from(GameRow).where(GameRow.rated.is_(True))
+            moved = select(func.count(), func.min(RatingRow.rating), func.max(RatingRow.rating))
+            low_high = connection.execute(moved.where(RatingRow.games > 0)).one()
+            return {
+                "games": connection.scalar(select(func.count()).select_from(GameRow)),
+                "rated_games": connection.scalar(made),
+                "rated_games_ended": connection.scalar(made.where(GameRow.result != "*")),
+                "rating_history_rows": connection.scalar(
+                    select(func.count()).select_from(RatingHistoryRow)
+                ),
+                "ratings_moved": low_high[0],
+                "rating_lowest": low_high[1],
+                "rating_highest": low_high[2],
+            }
+    finally:
+        engine.dispose()
 
 
 # ---------------------------------------------------------------------- the report
@@ -1305,6 +1586,22 @@ def table(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def accounts_line(accounts: dict[str, Any]) -> list[str]:
+    """What the accounts cost to make, and that the ratings moved (``--accounts``)."""
+    if not accounts:
+        return []
+    return [
+        f"Accounts: {accounts['accounts']} signed up in {accounts['sign_up_s']:.0f} s and "
+        f"signed in in {accounts['sign_in_s']:.0f} s, before the first step. Rated games: "
+        f"{accounts['rated_games']} of the {accounts['games']} made, "
+        f"{accounts['rated_games_ended']} ended, "
+        f"{accounts['rating_history_rows']} rating history rows; "
+        f"{accounts['ratings_moved']} ratings (an account's at a game) moved, from "
+        f"{accounts['rating_lowest'] or 0:.0f} to {accounts['rating_highest'] or 0:.0f}.",
+        "",
+    ]
+
+
 def processes_named(count: int) -> str:
     """The load generator's processes, as the report names them."""
     return f"{count} process{'es' if count > 1 else ''} on uvloop"
@@ -1341,7 +1638,15 @@ def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> 
         "% of one core (the machine has 2, shared by the server, the database and the "
         "generator); generator CPU: all its processes together, lag p99: over all their "
         "event loops' samples; other processes: the rest of the machine's busy time in the "
-        "window (anything else running, the kernel's own work).",
+        "window (anything else running, the kernel's own work)."
+        + (
+            " **Accounts signed in** (`--accounts`): every browser is an account, signed up "
+            "through the sign-up form and signed in before the steps, and every game is "
+            "rated, a seek in the lobby taken from the lobby's page by the other account; "
+            "both ratings move at each game's end (the flag probes' games too)."
+            if context.get("accounts")
+            else ""
+        ),
         "",
         f"Machine load before: `{context['uptime_before']}`; after: `{context['uptime_after']}`.",
         "",
@@ -1360,6 +1665,7 @@ def write(results: list[dict[str, Any]], args: Any, context: dict[str, Any]) -> 
             f"{result['games_made']}, by {processes_named(result['generators'])}. "
             f"{result['stopped']}",
             "",
+            *accounts_line(result.get("accounts") or {}),
             *table(result),
             "",
         ]
@@ -1382,6 +1688,7 @@ async def main_async(args: Any) -> None:
         "warmup": args.warmup,
         "window": args.window,
         "generators": args.generators,
+        "accounts": args.accounts,
         "uptime_before": uptime(),
     }
     print(context["uptime_before"], flush=True)
@@ -1449,6 +1756,11 @@ def main() -> None:
         help="serve the app of this commit (exported with git archive), not the work tree",
     )
     parser.add_argument("--notes", help="a markdown file whose text ends the report")
+    parser.add_argument(
+        "--accounts",
+        action="store_true",
+        help="every browser a signed-in account, every game rated, found in the lobby",
+    )
     parser.add_argument(
         "--generators",
         default="auto",
