@@ -2,9 +2,10 @@
 positions from a table built once (``boardlab solve``), and the perfect player, ``analyze``
 and the review read them through the ``Solver`` interface below, never by the game's name.
 
-Tables store one signed byte per position in a table file (``tables.py``): a header that
-names the game, the rules the values hold under and a checksum, then the values, read
-memory-mapped so that a player starts at once and pays only for the pages it touches.
+Tables store one signed byte per position in a table file (``tables.py``, flat or in
+compressed blocks): a header that names the game, the rules the values hold under and a
+checksum, then the values, read memory-mapped so that a player starts at once and pays
+only for the pages (or blocks) it touches.
 Solvers need numpy and numba: the ``fast`` extra.
 """
 
@@ -172,13 +173,13 @@ def ensure_table(
     """Build the table at ``path`` unless it exists (or ``rebuild``), check its checksum
     if asked; its header. ``label`` and ``unit`` are shown on the progress bar: the
     caller passes them in the current language."""
-    from boardlab.solve.tables import read_table
+    from boardlab.solve.tables import open_table
 
     if request.rebuild or not path.exists():
         print(_("building {path} ...").format(path=path), flush=True)
         with progress(label, unit) as update:
             build(path, update)
-    table = read_table(path)
+    table = open_table(path)
     if request.verify:
         with progress(_("checksum"), _("bytes")) as update:
             table.verify(update)

@@ -2,12 +2,27 @@
 
 **What is stored.** A side's position is its 8 row counts in its *own* coordinates (row 0
 its start zone, row 7 its goal): one of ``C(19, 7) = 50,388`` compositions of 12 pieces.
-The table holds one signed byte for each pair (mover, opponent): the final point
-difference, mover minus opponent, when both sides maximise their own difference from the
-start of the mover's turn (no pass before it). Red to move is Black to move with the
-board turned round, so one table of ``50,388² = 2,538,950,544`` bytes serves both sides
-and both ``first`` options. About half the pairs break the capacity of a field row and
-are never read.
+The table holds one signed byte for each pair (mover, opponent), at index
+``rank(mover) * 50,388 + rank(opponent)``: the final point difference, mover minus
+opponent, when both sides maximise their own difference from the start of the mover's
+turn (no pass before it). Red to move is Black to move with the board turned round, so
+one table of ``50,388² = 2,538,950,544`` values serves both sides and both ``first``
+options. About half the pairs break the capacity of a field row and are never read.
+
+**The file (format 2).** The values are written a row at a time: the 50,388 values of one
+mover composition (50 KB), compressed with zlib, behind an index of row offsets
+(``tables.write_blocks``): 0.34 GB instead of 2.54 GB (2.36 GiB) for the default rules,
+13.5 % (``benchmarks/results/linja_compact.md``). Rows, because the turn ends of a
+position all lie in one row: the next mover is the opponent, who did not move (only a
+nasty bonus moves its pieces), so a perfect move (42 lookups on average) decodes one row
+(about 0.1 ms) and the reader's cache of the last rows serves the rest of its lookups.
+zlib, because it is in the standard library and decodes a row fastest: lzma and bz2
+shrink the rows by a fifth more but decode 3 and 8 times slower. Keeping only the valid
+pairs would have halved the file at most; compression also takes the skew of the values
+(most are 0 or ±8) and the invalid pairs, zeros, almost for free. A flat table of format
+1 (one byte a pair, mapped as it is) is still read; ``compact`` converts one in place,
+which ``boardlab solve linja`` does when it finds one (3 minutes rather than a new
+build).
 
 **Why one pass fills it.** Let the progress P be the rows both sides' pieces have gone
 from their own start, and G the pieces in goals. An opening moves forward (P + 1) and a
@@ -70,7 +85,14 @@ from boardlab.games.linja.kernel import (
     sides_passed,
 )
 from boardlab.games.linja.rules import BLACK, CAPACITY, PIECES, POSITIVE, ROWS, SIGNED, LinjaState
-from boardlab.solve.tables import TableError, read_table, table_dir, write_table
+from boardlab.solve.tables import (
+    BlockValues,
+    TableError,
+    open_table,
+    read_table,
+    table_dir,
+    write_blocks,
+)
 
 COMPOSITIONS = math.comb(PIECES + ROWS - 1, ROWS - 1)  # 50,388
 ENTRIES = COMPOSITIONS * COMPOSITIONS
@@ -81,7 +103,8 @@ MAX_GOALS = 2 * PIECES
 #: and a pass is followed by a move or the end
 MAX_GAME_TURNS = 2 * (TOP_LEVEL + MAX_GOALS) + 1
 KIND = "linja-values"
-FORMAT = 1
+FORMAT = 2  # rows in zlib blocks (see "The file"); 1: flat, still read, converted by ``compact``
+FLAT_FORMAT = 1
 
 EARNED = 64  # extra turns one turn can earn: 7 openings x 8 follow-ups at most
 MAX_LEAVES = 4096  # turn ends of one position: at most 7 * 8 * 7 * 8 under extra-turn
@@ -456,7 +479,7 @@ def variant_name(game: Linja) -> str:
 
 #: The value of the start for the first player under every variant that has one, each
 #: proven by building its whole table (``python benchmarks/solve_linja.py``, 2026-11-22;
-#: the builds are in benchmarks/results/solve_linja.md): known without the 2.4 GB tables.
+#: the builds are in benchmarks/results/solve_linja.md): known without the tables.
 START_VALUES: Mapping[str, int] = MappingProxyType(
     {
         "bonus-positive": 1,
@@ -485,7 +508,7 @@ def missing_table(game: Linja, path: Path) -> str:
     options = "".join(f" --option {a}" for a in game.option_assignments())
     return _(
         "no Linja table for these rules at {path}: build it with `boardlab solve "
-        "linja{options}` (about 15 minutes on 2 cores, 2.5 GB)"
+        "linja{options}` (about 15 minutes on 2 cores with 2.5 GB of memory; a file of 0.34 GB)"
     ).format(path=path, options=options)
 
 
@@ -518,7 +541,7 @@ def build(
         "lowest_level": lowest,
         "build_seconds": round(seconds, 1),
     }
-    written = write_table(target, header, values)
+    written = write_blocks(target, header, values, COMPOSITIONS)
     if work is not None:
         _checkpoint(game, work, lowest).clear()
     return written
@@ -551,6 +574,29 @@ def _resumed(
     return solve_values(params(game), lowest, values, step, top=TOP_LEVEL - done)
 
 
+def compact(
+    game: Linja,
+    source: str | Path | None = None,
+    target: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Rewrite a flat table of format 1 (``source``, the default path unless given) as
+    rows in blocks (to ``target``, in place unless given): the same values, checked by
+    the checksum of the flat file, in about a minute instead of a new build."""
+    origin = Path(source) if source else default_path(game)
+    expect = {"kind": KIND, "format": FLAT_FORMAT, "game": "linja", "rules": variant(game)}
+    table = read_table(origin, expect)
+    kept = {k: v for k, v in table.header.items() if k not in ("entries", "sha256")}
+    return write_blocks(
+        Path(target) if target else origin,
+        {**kept, "format": FORMAT},
+        table.values,
+        COMPOSITIONS,
+        progress,
+        sha256=table.header["sha256"],
+    )
+
+
 # ---------------------------------------------------------------------- reading
 class LinjaSolution:
     """A solved Linja table, and exact values of any position under its rules.
@@ -559,19 +605,22 @@ class LinjaSolution:
     play, for every position, mid-turn included: inside a turn it searches the rest of
     the turn with the engine's own actions and reads the table where the turn ends."""
 
-    def __init__(self, game: Linja, values: np.ndarray, lowest: int = 0) -> None:
+    def __init__(self, game: Linja, values: np.ndarray | BlockValues, lowest: int = 0) -> None:
         self.game = game
         self.values = values
         self.lowest = lowest  # the lowest level solved: 0 for a complete table
 
     @classmethod
     def load(cls, game: Linja, path: str | Path | None = None) -> LinjaSolution:
-        """Map the table for ``game``'s rules; TableError says how to build a missing one."""
+        """Map the table for ``game``'s rules, of either format; TableError says how to
+        build a missing one."""
         target = Path(path) if path else default_path(game)
-        expect = {"kind": KIND, "format": FORMAT, "game": "linja", "rules": variant(game)}
+        expect = {"kind": KIND, "game": "linja", "rules": variant(game)}
         if not target.exists():
             raise TableError(missing_table(game, target))
-        table = read_table(target, expect)
+        table = open_table(target, expect)
+        if table.header.get("format") != FLAT_FORMAT:
+            table.require({"format": FORMAT})
         return cls(game, table.values, int(table.header["lowest_level"]))
 
     @staticmethod

@@ -9,7 +9,7 @@ from boardlab.core.game import Game, Position
 from boardlab.core.i18n import N_, _, pgettext
 from boardlab.games.linja import solution as table
 from boardlab.solve import Progress, Solver, SolveRequest, ensure_table
-from boardlab.solve.tables import TableError
+from boardlab.solve.tables import TableError, read_header
 
 
 class LinjaSolver(Solver):
@@ -59,6 +59,12 @@ class LinjaSolver(Solver):
             pgettext("progress", "levels"),
             progress,
         )
+        if header.get("format") == table.FLAT_FORMAT:
+            # A table of format 1 (flat, 2.36 GiB): converted, not built again.
+            print(_("compacting {path} ...").format(path=path), flush=True)
+            with progress(_("compacting"), pgettext("progress", "rows")) as update:
+                table.compact(game, path, progress=update)  # type: ignore[arg-type]
+            header = read_header(path)
         solution = table.LinjaSolution.load(game, path)  # type: ignore[arg-type]
         start = game.initial()
         size = path.stat().st_size / 1e9
