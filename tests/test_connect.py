@@ -332,3 +332,163 @@ def test_challenges_are_answered_within_the_bots_bounds() -> None:
     assert [a[1] for a in asked] == ["/api/challenges/c1/decline", "/api/challenges/c2/decline"]
     assert asked[0][2] == {"reason": "this bot does not play jinli"}
     assert asked[1][2]["reason"].startswith("this bot does not play these options: ")
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("", "it is empty"),
+        ("chess", "unknown game 'chess' (choose from"),
+        ("linja clock=5", "bad clock '5': expected MINUTES+SECONDS such as 5+3"),
+        ("linja range=wide", "bad range 'wide'"),
+        ("linja side=east", "bad side 'east': choose south, north, random"),
+        ("linja fast", "'fast' is not NAME=VALUE, rated or casual"),
+        ("linja nonsense=1", "unknown option 'nonsense'"),
+    ],
+)
+def test_bad_seeks_are_one_line(spec: str, words: str) -> None:
+    with pytest.raises(ConnectError, match=re.escape(words)) as refused:
+        check_settings("http://host", "t", "e", 1, None, [spec])
+    said = str(refused.value)
+    assert said.startswith(f"bad --seek {spec!r}: ") and "\n" not in said
+    assert said.endswith(
+        "write GAME [NAME=VALUE...] [clock=MINUTES+SECONDS] [rated|casual] [range=N] [side=SIDE]"
+    )
+
+
+def test_a_seek_in_the_words_of_the_form() -> None:
+    (seek,) = check_settings(
+        "http://host", "t", "e", 1, None, ["galatjang pits=5 clock=3+2 rated"]
+    ).seeks
+    assert seek.body() == {
+        "game": "galatjang",
+        "options": {"pits": "5"},
+        "clock": "3+2",
+        "rated": True,
+        "range": None,
+        "side": "random",
+    }
+    (plain,) = check_settings("http://h", "t", "e", 1, None, ["linja range=200 side=north"]).seeks
+    assert (plain.options, plain.range, plain.side, plain.rated) == ((), 200, "north", False)
+    assert seek.matches(
+        {"game": "galatjang", "options": {"pits": 5}, "clock": "3+2", "rated": True}
+    )
+    assert not seek.matches({"game": "galatjang", "options": {}, "clock": "3+2", "rated": True})
+
+
+def test_seeks_are_kept_open_within_the_room() -> None:
+    """Each seek posted while the bot has room (games and open seeks at most
+    ``--games``); the newest withdrawn when a challenge accepted fills the room; a
+    first refusal of a seek stops the client (a bad seek), a later one is said once."""
+    from boardlab.connect import BadSeek, Bot, Refused
+
+    asked: list[tuple[str, str]] = []
+    refusal: list[Refused] = []
+
+    async def call(method: str, path: str, body: Any = None, seat: Any = None) -> Any:
+        asked.append((method, path))
+        if refusal:
+            raise refusal[0]
+        return {"id": f"s{len(asked)}"}
+
+    said: list[str] = []
+    seeks = ["linja", "galatjang clock=3+2"]
+    bot = Bot(check_settings("http://host", "t", "e", 2, None, seeks), said.append)
+    bot.call = call  # type: ignore[method-assign]
+    asyncio.run(bot.keep_seeks())
+    assert bot.seeking == ["s1", "s2"] and asked == [("POST", "/api/bot/seeks")] * 2
+    bot.tasks["g1"] = None  # type: ignore[assignment]  # a challenge accepted
+    asyncio.run(bot.keep_seeks())
+    assert bot.seeking == ["s1", None] and asked[-1] == ("POST", "/api/games/s2/abort")
+    refusal.append(Refused(400, "robo plays 8 games at once already"))
+    del bot.tasks["g1"]
+    for _ in range(2):  # the second seek has been posted before: its refusal said once
+        asyncio.run(bot.keep_seeks())
+    assert said.count("seek 'galatjang clock=3+2': robo plays 8 games at once already") == 1
+    fresh = Bot(check_settings("http://host", "t", "e", 1, None, seeks), said.append)
+    fresh.call = call  # type: ignore[method-assign]
+    with pytest.raises(BadSeek, match="bad --seek 'linja': robo plays 8"):
+        asyncio.run(fresh.keep_seeks())
+
+
+def test_a_bot_seeks_and_plays_the_game_of_its_seek(tmp_path: Path) -> None:
+    """``boardlab connect --seek``: a seek the server refuses stops the client in one
+    line; a bot that may play one game at once keeps one seek open in the lobby (marked
+    BOT), a person takes it with one click and plays it to its end against ``boardlab
+    engine``; the bot seeks again once the game is over, and withdraws its seek when
+    stopped (SIGTERM)."""
+    import signal
+    import subprocess
+
+    import httpx2 as httpx
+
+    from boardlab.web.bots import BotStore
+    from boardlab.web.store import Store
+    from web_support import url_of
+
+    server = LiveServer(tmp_path / "games.db")
+    server.start()
+    client: subprocess.Popen[bytes] | None = None
+    try:
+        store = Store(url_of(server.db), upgrade=None)
+        _bot, token = BotStore(store).add("seeker")
+        store.engine.dispose()
+        command = [sys.executable, "-m", "boardlab", "connect", server.url, "--token", token]
+        command += ["--engine", ENGINE]
+        bad = subprocess.run(
+            [*command, "--seek", "galatjang pits=3 rated"], capture_output=True, timeout=60
+        )
+        assert bad.returncode == 2, bad
+        assert bad.stderr.decode().splitlines()[-1] == (
+            "boardlab: bad --seek 'galatjang pits=3 rated': only a game under the default "
+            "rules is rated: leave the options at their defaults, or ask for a casual game"
+        )
+        client = subprocess.Popen(
+            [*command, "--seek", "galatjang", "--seek", "linja clock=5+3"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        robot = {"authorization": f"Bearer {token}"}
+        with httpx.Client(base_url=server.url, timeout=30) as person:
+
+            def seeks() -> list[dict[str, Any]]:
+                found: list[dict[str, Any]] = person.get("/api/bot/seeks", headers=robot).json()[
+                    "seeks"
+                ]
+                return found
+
+            deadline = time.monotonic() + 60
+            while not (open_now := seeks()):
+                assert time.monotonic() < deadline, "the bot did not seek"
+                time.sleep(0.1)
+            assert [s["game"] for s in open_now] == ["galatjang"]  # room for one game only
+            game_id = open_now[0]["id"]
+            assert "BOT</span> seeker" in person.get("/lobby").text
+            assert person.post(f"/lobby/{game_id}", data={}).status_code == 303
+            rng = random.Random(3)
+            while (state := person.get(f"/api/games/{game_id}").json())["outcome"] is None:
+                assert time.monotonic() < deadline + 60, "the game did not end"
+                assert seeks() == []  # its one place is taken by the game
+                if state["you_act"]:
+                    action = rng.choice(state["legal"])["action"]
+                    person.post(
+                        f"/api/games/{game_id}/play", json={"ply": state["ply"], "action": action}
+                    )
+                else:
+                    time.sleep(0.02)
+            while not (again := seeks()):
+                assert time.monotonic() < deadline + 90, "the bot did not seek again"
+                time.sleep(0.1)
+            assert again[0]["game"] == "galatjang" and again[0]["id"] != game_id
+            client.send_signal(signal.SIGTERM)
+            output = client.communicate(timeout=30)[0].decode()
+            assert client.returncode == 0, output
+            assert seeks() == []  # withdrawn on the way out
+    finally:
+        if client is not None and client.poll() is None:
+            client.kill()
+        server.stop()
+    assert "Traceback" not in output
+    assert f"seeking in the lobby: galatjang (game {game_id})" in output
+    assert f"game {game_id} is over: " in output
+    assert state["ply"] > 2

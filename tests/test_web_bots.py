@@ -2,13 +2,16 @@
 "Who may do what with a bot's token" of docs/web.md walked cell by cell for every viewer
 (the bot's token, another bot's, a revoked one, the token as a session cookie, none),
 the live socket opened by each, then the bounds: tokens a bot holds, requests a bot
-sends from many addresses, games a bot plays at once."""
+sends from many addresses, games a bot plays at once; a bot's seek taken from the lobby,
+the seeks a bot keeps open (at once too), and the clock of a game played over the API
+alone, no page open."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,6 +106,27 @@ class World:
             assert answer.status_code == 201, answer.text
             return str(answer.json()["id"])
 
+    def bot_seek(self) -> str:
+        """A casual seek of the bot's in the lobby, made with its token."""
+        with self.as_viewer(BOT) as bot:
+            answer = bot.post("/api/bot/seeks", json={"game": GAME})
+            assert answer.status_code == 201, answer.text
+            return str(answer.json()["id"])
+
+    def withdraw(self, game_id: str) -> None:
+        """The bot aborts its seek's game (waiting, or taken and not yet begun)."""
+        with self.as_viewer(BOT) as bot:
+            answer = bot.post(f"/api/games/{game_id}/abort", json={"ply": 0})
+            assert answer.status_code == 200, answer.text
+
+    def seek(self) -> str:
+        """A casual seek of the player's in the lobby, made by the form."""
+        ticked = {o.name: "true" for o in boardlab.new_game(GAME).schema if o.default is True}
+        form = {"opponent": "online", "seat": "0", "lobby": "true", **ticked}
+        answer = self.player.post(f"/new/{GAME}", data=form, follow_redirects=False)
+        assert answer.status_code == 303, answer.text
+        return str(answer.headers["location"]).rsplit("/", 1)[1]
+
     def game(self) -> str:
         """A game between the player and the bot, accepted with the bot's token only."""
         with self.as_viewer(BOT) as bot:
@@ -139,6 +163,8 @@ def ask(world: World, http: httpx.Client, route: str, kept: dict[str, str]) -> h
         ("BOTGAME", world.game),
         ("BOTCHALLENGE", world.bot_challenge),
         ("CHALLENGE", world.challenge),
+        ("BOTSEEK", world.bot_seek),
+        ("SEEK", world.seek),
     )
     for word, make in makers:
         if word in path:
@@ -149,11 +175,13 @@ def ask(world: World, http: httpx.Client, route: str, kept: dict[str, str]) -> h
     if path.endswith("/play"):
         state = world.player.get(f"/api/games/{game_id}").json()
         body = {"ply": state["ply"], "action": state["legal"][0]["action"]}
-    elif path.endswith("/resign"):
+    elif path.endswith(("/resign", "/abort")):
         body = {"ply": 0}
     path = path.replace("GAME", GAME)
     if path == "/api/challenges" and method == "POST":
         body = {"to": world.player_name, "game": GAME}
+    elif path == "/api/bot/seeks" and method == "POST":
+        body = {"game": GAME}
     elif path.endswith("/password"):
         body = {"password": PASSWORD, "new_password": "battery staple"}
     elif path.endswith("/delete"):
@@ -161,9 +189,18 @@ def ask(world: World, http: httpx.Client, route: str, kept: dict[str, str]) -> h
     if method == "GET":
         return http.get(path)
     if not path.startswith("/api/"):
-        return http.post(path, data={"opponent": "human", "seat": "0"})
+        answer = http.post(path, data={"opponent": "human", "seat": "0"})
+        if answer.is_redirect and "BOTSEEK" in route:  # taken: its game, aborted
+            world.withdraw(kept.pop("BOTSEEK"))
+        elif answer.is_redirect and "SEEK" in route:
+            kept.pop("SEEK")
+        return answer
     answer = http.post(path, json=body)
-    if answer.is_success and "BOTGAME" in route:
+    if answer.is_success and path == "/api/bot/seeks" and method == "POST":
+        http.post(f"/api/games/{answer.json()['id']}/abort", json={"ply": 0})  # its own
+    elif answer.is_success and "BOTSEEK" in route:
+        kept.pop("BOTSEEK")
+    elif answer.is_success and "BOTGAME" in route:
         world.end(kept.pop("BOTGAME"))
     elif answer.is_success and "BOTCHALLENGE" in route:
         kept.pop("BOTCHALLENGE")
@@ -198,10 +235,13 @@ def test_every_token_route_for_every_viewer(server: LiveServer) -> None:
                     failures.append(f"{where}: {answer.json()}")
             if "BOTGAME" in kept:
                 world.end(kept["BOTGAME"])
-    assert walked >= 60
+            if "BOTSEEK" in kept:
+                world.withdraw(kept["BOTSEEK"])
+    assert walked >= 80
     assert not failures, "\n".join(failures)
     with world.as_viewer(BOT) as bot:  # the walk's games are over: none left to play
         assert bot.get("/api/bot/games").json() == {"games": []}
+        assert bot.get("/api/bot/seeks").json() == {"seeks": []}
     assert world.player.get("/api/account").json() == {"name": world.player_name}
     world.close()
 
@@ -390,3 +430,154 @@ def test_the_hosts_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     ):
         code, output = bots(*words)
         assert code == 2 and output.startswith(said) and "\n" not in output, output
+
+
+def test_a_bots_seek_waits_in_the_lobby_and_a_person_takes_it(server: LiveServer) -> None:
+    """The bot seeks with its token on a form's terms (checked as a challenge's); the
+    lobby marks the seek BOT; a person takes it with one click; its game is then the
+    bot's, its clock running, and the seek is gone from the bot's list."""
+    world = World(server)
+    with world.as_viewer(BOT) as bot:
+        for body, words in (
+            ({"game": GAME, "range": 150}, "bad range 150: choose 100, 200, 300, 500"),
+            ({"game": "chess"}, "unknown game 'chess'"),
+            ({"game": "linja", "options": {"nasty": True}, "rated": True}, "default rules"),
+            ({"game": GAME, "clock": "0+3"}, "bad time control '0+3'"),
+            ({"game": GAME, "side": "east"}, "bad side 'east'"),
+        ):
+            refused = bot.post("/api/bot/seeks", json=body)
+            assert refused.status_code == 400 and words in refused.json()["error"], refused.text
+        terms = {"game": GAME, "clock": "3+2", "rated": True, "range": 200, "side": "south"}
+        made = bot.post("/api/bot/seeks", json=terms)
+        assert made.status_code == 201, made.text
+        seek = made.json()
+        assert (seek["range"], seek["side"], seek["clock"]) == ([1300, 1700], "south", "3+2")
+        assert len(seek.pop("seat")) >= 16
+        assert bot.get("/api/bot/seeks").json() == {"seeks": [seek]}  # no secret listed
+        assert bot.get("/api/bot/games").json() == {"games": []}  # waiting: not played yet
+        lobby = world.player.get(f"/lobby?game={GAME}").text
+        assert f'title="played by a program">BOT</span> {world.bot_name}' in lobby
+        taken = world.player.post(f"/lobby/{seek['id']}", data={}, follow_redirects=False)
+        assert taken.status_code == 303, taken.text
+        assert bot.get("/api/bot/seeks").json() == {"seeks": []}
+        assert bot.get("/api/bot/games").json() == {"games": [seek["id"]]}
+        state = bot.get(f"/api/games/{seek['id']}").json()
+        assert state["you"] == [0] and state["you_act"] and state["clock"]["running"] == 0
+        world.withdraw(seek["id"])  # not yet begun: aborted
+    world.close()
+
+
+def test_a_bot_keeps_a_bounded_number_of_seeks(server: LiveServer) -> None:
+    """At most ``SEEKS_MOST`` open, also when asked for all at once; another bot cannot
+    withdraw them; withdrawn, one may be posted again; a bot's games and seeks together
+    at most ``BOT_GAMES_MOST`` (a seek or a challenge accepted past them refused)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from boardlab.web.bots import BOT_GAMES_MOST, SEEKS_MOST
+
+    world = World(server)
+
+    def post(_k: int) -> httpx.Response:
+        with world.as_viewer(BOT) as bot:
+            return bot.post("/api/bot/seeks", json={"game": GAME})
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(post, range(6)))
+    made = [a.json()["id"] for a in answers if a.status_code == 201]
+    refused = [a for a in answers if a.status_code != 201]
+    assert len(made) == SEEKS_MOST, [a.text for a in answers]
+    for answer in refused:
+        assert answer.status_code == 400, answer.text
+        assert f"has {SEEKS_MOST} seeks open: cancel one first" in answer.json()["error"]
+    with world.as_viewer(OTHER) as other:
+        assert other.post(f"/api/games/{made[0]}/abort", json={"ply": 0}).status_code == 403
+    with world.as_viewer(REVOKED) as revoked:
+        assert revoked.post("/api/bot/seeks", json={"game": GAME}).status_code == 401
+    with world.as_viewer(BOT) as bot:
+        assert len(bot.get("/api/bot/seeks").json()["seeks"]) == SEEKS_MOST
+        world.withdraw(made[0])
+        assert post(0).status_code == 201  # room again
+        world.withdraw(made[1])  # two seeks open, and games to fill the bound
+        games = [world.game() for _ in range(BOT_GAMES_MOST - 2)]
+        over = post(0)
+        assert over.status_code == 400, over.text
+        assert f"plays {BOT_GAMES_MOST} games at once already" in over.json()["error"]
+        challenge = world.challenge()
+        refused_accept = bot.post(f"/api/challenges/{challenge}/accept", json={})
+        assert refused_accept.status_code == 400, refused_accept.text
+        for seek in bot.get("/api/bot/seeks").json()["seeks"]:
+            world.withdraw(seek["id"])
+        for game_id in games:
+            world.end(game_id)
+        assert bot.get("/api/bot/games").json() == {"games": []}
+    world.close()
+
+
+def short_clock(server: LiveServer, game_id: str, seconds: int) -> None:
+    """Give a game not yet loaded by the server a clock of ``seconds`` (the form's
+    shortest is a minute: a test waits less)."""
+    from boardlab.web.clock import new_clock
+    from boardlab.web.store import GameRow
+
+    store = Store(url_of(server.db), upgrade=None)
+    try:
+        with store.session() as session:
+            row = session.get_one(GameRow, game_id)
+            row.clock = new_clock(seconds, 0)
+    finally:
+        store.engine.dispose()
+
+
+def stored_ending(server: LiveServer, game_id: str, within: float = 30.0) -> Any:
+    """The game as stored once it has ended, read from the database (no request to the
+    server: its own timer must have ended it)."""
+    store = Store(url_of(server.db), upgrade=None)
+    try:
+        deadline = time.monotonic() + within
+        while (stored := store.load(game_id)).ending is None:
+            assert time.monotonic() < deadline, "the flag did not fall"
+            time.sleep(0.05)
+        return stored
+    finally:
+        store.engine.dispose()
+
+
+def test_the_clock_of_a_game_played_over_the_api_alone(server: LiveServer) -> None:
+    """No page open, no socket: in a bot's seek taken from the lobby the clock runs from
+    the seat taken; in a challenge's game (its clock standing until both have come) it
+    starts once both players have asked for the game over the API. Each time the flag
+    falls on time with nobody asking (the server's timer), for the player to act, and
+    both learn it at their next request."""
+    world = World(server)
+    with world.as_viewer(BOT) as bot:
+        seek = bot.post("/api/bot/seeks", json={"game": GAME, "clock": "1+0", "side": "south"})
+        game_id = seek.json()["id"]
+        short_clock(server, game_id, 2)
+        assert world.player.post(f"/lobby/{game_id}", data={}).status_code == 303
+        state = bot.get(f"/api/games/{game_id}").json()
+        assert state["clock"]["running"] == 0 and state["you_act"]
+        ended = stored_ending(server, game_id)  # the bot, to act, never acts
+        assert (ended.ending, ended.clock["left"][0], ended.clock["since"]) == ("time", 0, None)
+        for http in (bot, world.player):
+            outcome = http.get(f"/api/games/{game_id}").json()["outcome"]
+            assert (outcome["reason"], outcome["winner"]) == ("time", 1), outcome
+
+        body = {"to": world.bot_name, "game": GAME, "clock": "1+0", "side": "south"}
+        made = world.player.post("/api/challenges", json=body).json()
+        seat = {"x-boardlab-seat": made["seat"]}
+        accepted = bot.post(f"/api/challenges/{made['id']}/accept", json={}).json()
+        game_id = accepted["game"]
+        short_clock(server, game_id, 2)
+        state = bot.get(f"/api/games/{game_id}").json()
+        assert state["clock"]["running"] is None  # the player has not come yet
+        state = world.player.get(f"/api/games/{game_id}", headers=seat).json()
+        deadline = time.monotonic() + 10
+        while state["clock"]["running"] is None:  # started beside the request
+            assert time.monotonic() < deadline, "the clock did not start"
+            state = world.player.get(f"/api/games/{game_id}", headers=seat).json()
+        assert state["you_act"] and state["clock"]["running"] == 0
+        ended = stored_ending(server, game_id)  # the person, to act, never acts
+        assert (ended.ending, ended.clock["left"][0]) == ("time", 0)
+        outcome = bot.get(f"/api/games/{game_id}").json()["outcome"]
+        assert (outcome["reason"], outcome["winner"]) == ("time", 1), outcome
+    world.close()

@@ -10,6 +10,12 @@ holds). When the bot is to act it gives the engine the position (``position fen`
 a move time from the clock (1/30 of what is left plus the increment, as ``boardlab
 engine`` spends a clock; the ``movetime`` without one), and plays its ``bestmove``.
 
+Told ``seeks`` (``--seek``), it keeps a seek of each open in the server's lobby while it
+has room for a game (its games and open seeks at most ``games``), posts it again once
+the game it made ends, withdraws seeks when a challenge it accepted fills its room, and
+withdraws them all when it stops. A seek taken is one of the bot's games, found as the
+games after a restart are.
+
 The engine is driven by ``engine:cmd=...`` (``boardlab.ai.engine``): one program per
 game, started with the game's id where the command says ``{game}`` (else after it, as
 ``boardlab engine GAME`` takes it) and told the game's options with ``setoption``; it
@@ -25,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import shlex
 import signal
 import time
@@ -57,10 +64,18 @@ CLAIM_PATIENCE, CLAIM_AGAIN = 70.0, 5.0
 #: A move never takes more of the clock than this share, and keeps this margin (ms)
 #: for the way to the server.
 CLOCK_SHARE, CLOCK_MARGIN = 30, 300
+#: How a seek is written (``--seek``), in the words of the new game form.
+SEEK_FORM = "GAME [NAME=VALUE...] [clock=MINUTES+SECONDS] [rated|casual] [range=N] [side=SIDE]"
+#: A seek's words that are not the game's options, and the sides it may name.
+SEEK_WORDS, SEEK_SIDES = ("clock", "range", "side"), ("south", "north", "random")
 
 
 class ConnectError(BoardlabError):
     """What stops the client, said in one line (a bad address or token, a server away)."""
+
+
+class BadSeek(ConnectError):
+    """A ``--seek`` the server refused the first time it was posted: the client stops."""
 
 
 class Refused(BoardlabError):
@@ -69,6 +84,104 @@ class Refused(BoardlabError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+@dataclass(frozen=True)
+class SeekSpec:
+    """A seek the bot keeps open in the lobby, as ``--seek`` wrote it (``text``): the
+    game, its options, the clock, rated or casual, the range of ratings and the bot's
+    side, as the server's ``POST /api/bot/seeks`` takes them."""
+
+    text: str
+    game: str
+    #: the options changed from the defaults, as their texts (``nasty``, ``true``)
+    options: tuple[tuple[str, str], ...] = ()
+    clock: str | None = None
+    rated: bool = False
+    range: int | None = None
+    side: str = "random"
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "options": dict(self.options),
+            "clock": self.clock,
+            "rated": self.rated,
+            "range": self.range,
+            "side": self.side,
+        }
+
+    def matches(self, seek: dict[str, Any]) -> bool:
+        """Whether an open seek of the bot's is this one (a client started again takes
+        over the seeks it left open)."""
+        body = self.body()
+        if any(seek.get(key) != body[key] for key in ("game", "clock", "rated")):
+            return False
+        try:
+            game = boardlab.new_game(self.game, seek.get("options") or {})
+        except (BoardlabError, TypeError, ValueError):
+            return False
+        return tuple(assignment(text) for text in game.option_assignments()) == self.options
+
+
+def assignment(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` as its two texts."""
+    name, _equals, value = text.partition("=")
+    return name, value
+
+
+def read_seek(text: str) -> SeekSpec:
+    """A ``--seek``, e.g. ``GAME clock=5+3 rated``: the game first, then its options
+    (``NAME=VALUE``, as ``--option`` takes them), ``clock=M+S``, ``rated`` or
+    ``casual``, ``range=N`` (the ratings that near the bot's take it) and ``side=``;
+    each problem one sentence quoting the seek and saying what is valid. The server
+    checks the rest (a clock's bounds, the ranges it offers, a rated game's rules)."""
+    words = text.split()
+
+    def bad(why: str) -> ConnectError:
+        return ConnectError(
+            _("bad --seek {seek!r}: {why}; write {form}").format(seek=text, why=why, form=SEEK_FORM)
+        )
+
+    if not words:
+        raise bad(_("it is empty"))
+    game_id, values = words[0], {}
+    if game_id not in boardlab.game_ids():
+        raise bad(
+            _("unknown game {game!r} (choose from {games})").format(
+                game=game_id, games=", ".join(boardlab.game_ids())
+            )
+        )
+    rated = False
+    for word in words[1:]:
+        if word in ("rated", "casual"):
+            rated = word == "rated"
+            continue
+        name, equals, value = word.partition("=")
+        if not equals or not name or not value:
+            raise bad(_("{word!r} is not NAME=VALUE, rated or casual").format(word=word))
+        values[name] = value
+    clock = values.pop("clock", None)
+    if clock is not None and not re.fullmatch(r"\d{1,3}\+\d{1,2}", clock):
+        raise bad(
+            _("bad clock {clock!r}: expected MINUTES+SECONDS such as 5+3").format(clock=clock)
+        )
+    width = values.pop("range", None)
+    if width is not None and not width.isdigit():
+        raise bad(_("bad range {range!r}: expected a number such as 200").format(range=width))
+    side = values.pop("side", "random")
+    if side not in SEEK_SIDES:
+        raise bad(
+            _("bad side {side!r}: choose {sides}").format(side=side, sides=", ".join(SEEK_SIDES))
+        )
+    try:
+        game = boardlab.new_game(game_id, values)
+    except (BoardlabError, TypeError, ValueError) as error:
+        raise bad(str(error)) from None
+    options = tuple(assignment(text) for text in game.option_assignments())
+    return SeekSpec(
+        text, game_id, options, clock, rated, None if width is None else int(width), side
+    )
 
 
 @dataclass(frozen=True)
@@ -84,10 +197,17 @@ class Settings:
     #: seconds a move takes in a game without a clock
     movetime: float = 1.0
     poll: float = POLL_SECONDS
+    #: the seeks it keeps open in the lobby
+    seeks: tuple[SeekSpec, ...] = ()
 
 
 def check_settings(
-    url: str, token: str, engine: str, games: int = 1, accept: Iterable[str] | None = None
+    url: str,
+    token: str,
+    engine: str,
+    games: int = 1,
+    accept: Iterable[str] | None = None,
+    seeks: Iterable[str] = (),
 ) -> Settings:
     """The settings, checked: each problem one sentence quoting what was given."""
     base = server_url(url)
@@ -120,7 +240,8 @@ def check_settings(
                         game=game_id, games=", ".join(known)
                     )
                 )
-    return Settings(base, token.strip(), engine, games, chosen)
+    wanted = tuple(read_seek(text) for text in seeks)
+    return Settings(base, token.strip(), engine, games, chosen, seeks=wanted)
 
 
 def server_url(url: str) -> str:
@@ -256,6 +377,14 @@ class Bot:
         self.tables: dict[str, Table] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.name = ""
+        #: the open seek of each of ``settings.seeks`` (its game's id), None: none open
+        self.seeking: list[str | None] = [None] * len(settings.seeks)
+        #: what the server last said when refusing each seek (said once, not each look)
+        self.seek_refusals: list[str] = [""] * len(settings.seeks)
+        #: whether each seek has been posted once (a first refusal is a bad seek)
+        self.seek_posted: list[bool] = [False] * len(settings.seeks)
+        #: the games of every seek it has made or taken over (once taken, it plays them)
+        self.sought: set[str] = set()
 
     # ------------------------------------------------------------------ the account
     async def call(
@@ -291,11 +420,12 @@ class Bot:
     async def run(self) -> None:
         """Play until stopped: challenges and games, every ``poll`` seconds."""
         await self.sign_in()
-        self.say(
-            _("connected to {url} as {name}: waiting for challenges").format(
-                url=self.settings.url, name=self.name
-            )
+        waiting = (
+            _("connected to {url} as {name}: waiting for challenges and seeking")
+            if self.settings.seeks
+            else _("connected to {url} as {name}: waiting for challenges")
         )
+        self.say(waiting.format(url=self.settings.url, name=self.name))
         try:
             while True:
                 await self.look()
@@ -304,12 +434,17 @@ class Bot:
             await self.stop()
 
     async def look(self) -> None:
-        """One look: the games the bot's account holds a seat in (after a restart), then
-        the challenges made to it."""
+        """One look: the bot's seeks still open, the games the bot's account holds a
+        seat in (a seek taken, a game after a restart), the challenges made to it, then
+        its seeks kept open while it has room."""
         try:
+            if self.settings.seeks:
+                await self.seen_seeks()
             games = await self.call("GET", "/api/bot/games")
             for game_id in games.get("games", []):
-                if isinstance(game_id, str) and game_id not in self.tasks and self.has_room():
+                if not isinstance(game_id, str) or game_id in self.tasks:
+                    continue
+                if self.has_room() or game_id in self.sought:  # a seek of its own, taken
                     self.start_game(game_id, None)
             challenges = await self.call("GET", "/api/challenges")
         except (Refused, ConnectError) as error:
@@ -317,9 +452,79 @@ class Bot:
             return
         for challenge in challenges.get("in", []):
             await self.answer(challenge)
+        if self.settings.seeks:
+            try:
+                await self.keep_seeks()
+            except BadSeek:
+                raise
+            except (Refused, ConnectError) as error:  # it is tried again at the next look
+                self.say(_("the server refused: {reason}").format(reason=error))
 
     def has_room(self) -> bool:
         return len(self.tasks) < self.settings.games
+
+    # ------------------------------------------------------------------ its seeks
+    async def seen_seeks(self) -> None:
+        """Which of the bot's seeks are still open: one taken (its game is among the
+        bot's games now) or withdrawn is free to be posted again; an open one left by
+        a client before this one is taken over by the seek it matches."""
+        found = await self.call("GET", "/api/bot/seeks")
+        open_now = [seek for seek in found.get("seeks", []) if isinstance(seek, dict)]
+        ids = {seek.get("id") for seek in open_now}
+        self.seeking = [ident if ident in ids else None for ident in self.seeking]
+        for seek in open_now:
+            if seek.get("id") in self.seeking:
+                continue
+            for k, spec in enumerate(self.settings.seeks):
+                if self.seeking[k] is None and spec.matches(seek):
+                    self.seeking[k] = str(seek["id"])
+                    self.sought.add(str(seek["id"]))
+                    self.seek_posted[k] = True
+                    break
+
+    async def keep_seeks(self) -> None:
+        """Seeks posted while the bot has room (its games and open seeks fewer than
+        ``games``), the newest withdrawn when a challenge accepted left too little."""
+        open_seeks = [k for k, ident in enumerate(self.seeking) if ident is not None]
+        room = self.settings.games - len(self.tasks) - len(open_seeks)
+        while room < 0 and open_seeks:
+            await self.withdraw(open_seeks.pop())
+            room += 1
+        for k, spec in enumerate(self.settings.seeks):
+            if room <= 0:
+                return
+            if self.seeking[k] is None:
+                room -= await self.post_seek(k, spec)
+
+    async def post_seek(self, k: int, spec: SeekSpec) -> int:
+        """Post seek ``k``: 1 if it is open now. The server's first refusal of a seek is
+        a bad seek, which stops the client; a later one (its bounds) is said once."""
+        try:
+            made = await self.call("POST", "/api/bot/seeks", spec.body())
+        except Refused as refused:
+            if not self.seek_posted[k] and refused.status in (400, 422):
+                raise BadSeek(
+                    _("bad --seek {seek!r}: {reason}").format(seek=spec.text, reason=refused)
+                ) from None
+            if str(refused) != self.seek_refusals[k]:
+                self.seek_refusals[k] = str(refused)
+                self.say(_("seek {seek!r}: {reason}").format(seek=spec.text, reason=refused))
+            return 0
+        self.seek_posted[k], self.seek_refusals[k] = True, ""
+        self.seeking[k] = str(made["id"])
+        self.sought.add(str(made["id"]))
+        self.say(
+            _("seeking in the lobby: {seek} (game {game})").format(seek=spec.text, game=made["id"])
+        )
+        return 1
+
+    async def withdraw(self, k: int) -> None:
+        """Withdraw seek ``k``: its game, which waits for its opponent, aborted."""
+        ident, self.seeking[k] = self.seeking[k], None
+        if ident is None:
+            return
+        with contextlib.suppress(Refused):  # taken and played meanwhile, or gone
+            await self.call("POST", f"/api/games/{quote(ident, safe='')}/abort", {"ply": 0})
 
     def why_not(self, challenge: dict[str, Any]) -> str | None:
         """Why the bot declines a challenge (None: it plays it)."""
@@ -510,7 +715,11 @@ class Bot:
         self.tables.pop(table.game_id, None)
 
     async def stop(self) -> None:
-        """End every game's task and engine (the games go on without the bot)."""
+        """Withdraw the bot's seeks, and end every game's task and engine (the games go
+        on without the bot)."""
+        for k in range(len(self.seeking)):
+            with contextlib.suppress(ConnectError):  # the server away: they stay open
+                await self.withdraw(k)
         tasks = list(self.tasks.values())
         for task in tasks:
             task.cancel()
@@ -553,4 +762,13 @@ def connect(settings: Settings, say: Callable[[str], None] = say_now) -> None:
         asyncio.run(run())
 
 
-__all__ = ["Bot", "ConnectError", "Settings", "check_settings", "connect", "play_one"]
+__all__ = [
+    "Bot",
+    "ConnectError",
+    "SeekSpec",
+    "Settings",
+    "check_settings",
+    "connect",
+    "play_one",
+    "read_seek",
+]

@@ -10,7 +10,7 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
-from boardlab.cli.common import Commands
+from boardlab.cli.common import Commands, add_seek
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _, ngettext
 from boardlab.extras import require
@@ -27,12 +27,14 @@ def add(commands: Commands) -> argparse.ArgumentParser:
             "add NAME makes a bot account and prints its token (shown once); token NAME "
             "prints another; list shows the bots and their tokens' tags; revoke NAME [TAG] "
             "revokes one token, or all; offer URL LEVEL,... plays the built-in levels as "
-            "bots on the server at URL (on this database), until stopped."
+            "bots on the server at URL (on this database), until stopped, each keeping "
+            "the seeks of --seek open in the lobby."
         ),
     )
     bots.add_argument("action", choices=["add", "token", "list", "revoke", "offer"])
     bots.add_argument("words", nargs="*", metavar="ARG", help=_("NAME [TAG], or URL LEVEL,..."))
     bots.add_argument("--db", metavar="URL", help=_("an SQLAlchemy database URL"))
+    add_seek(bots)
     return bots
 
 
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         bots = BotStore(store)
         words = list(args.words)
         if args.action == "offer":
-            return offer(bots, words)
+            return offer(bots, words, args.seek)
         if args.action == "list":
             for name, tags in bots.listing():
                 print(f"{name}\t{' '.join(tags) or '-'}")
@@ -72,11 +74,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def offer(bots: BotStore, words: list[str]) -> int:
+def offer(bots: BotStore, words: list[str], seeks: list[str]) -> int:
     """The built-in levels as bots: an account per level (``level-bot``), a fresh token,
-    and ``boardlab connect`` with ``boardlab engine --agent LEVEL`` for each."""
+    and ``boardlab connect`` with ``boardlab engine --agent LEVEL`` for each, keeping
+    ``seeks`` open in the lobby."""
     from boardlab.ai import LEVELS
-    from boardlab.connect import Bot, check_settings
+    from boardlab.connect import Bot, check_settings, read_seek
     from boardlab.web.bots import level_bot
 
     if len(words) != 2:
@@ -94,11 +97,13 @@ def offer(bots: BotStore, words: list[str]) -> int:
                     level=level, levels=", ".join(LEVELS)
                 )
             )
+    for text in seeks:  # refused before any token is made
+        read_seek(text)
     engine = f"{shlex.quote(sys.executable)} -m boardlab engine --agent"
     clients = []
     for level in chosen:
         name, token = level_bot(bots, level)
-        settings = check_settings(url, token, f"{engine} {shlex.quote(level)}", 4)
+        settings = check_settings(url, token, f"{engine} {shlex.quote(level)}", 4, None, seeks)
         clients.append(Bot(settings, functools.partial(speak, name)))
 
     async def play() -> None:

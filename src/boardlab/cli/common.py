@@ -307,3 +307,19 @@ def say(message: str) -> None:
     they are (controls, line breaks that the input quoted) are written as escapes."""
     shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
     print(shown, file=sys.stderr)
+
+
+def add_seek(parser: argparse.ArgumentParser) -> None:
+    """``--seek SPEC``, repeatable: the seeks a bot keeps open in the lobby."""
+    parser.add_argument(
+        "--seek",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help=_(
+            "a seek kept open in the lobby while there is room for a game, posted again "
+            "after each game, e.g. 'GAME clock=5+3 rated': GAME [NAME=VALUE...] "
+            "[clock=MINUTES+SECONDS] [rated|casual] [range=N] [side=south|north|random] "
+            "(repeat for several)"
+        ),
+    )

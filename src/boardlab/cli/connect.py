@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from boardlab.cli.common import Commands, within
+from boardlab.cli.common import Commands, add_seek, within
 from boardlab.core.i18n import _
 from boardlab.extras import require
 
@@ -12,12 +12,12 @@ from boardlab.extras import require
 def add(commands: Commands) -> argparse.ArgumentParser:
     connect = commands.add_parser(
         "connect",
-        help=_("play online as a bot: an engine plays the bot's challenges"),
+        help=_("play online as a bot: an engine plays the bot's challenges and seeks"),
         description=_(
             "Connect an engine speaking UGI (boardlab engine is one) to a boardlab server "
-            "as a bot account: it accepts the challenges of the games it plays and plays "
-            "them to their end. The host makes the bot and its token with boardlab bots add. "
-            "See docs/engine.md, Playing online."
+            "as a bot account: it accepts the challenges of the games it plays, keeps its "
+            "seeks open in the lobby, and plays its games to their end. The host makes the "
+            "bot and its token with boardlab bots add. See docs/engine.md, Playing online."
         ),
     )
     connect.add_argument("url", metavar="URL", help=_("the server, e.g. http://localhost:8000"))
@@ -43,6 +43,7 @@ def add(commands: Commands) -> argparse.ArgumentParser:
         metavar="GAME,...",
         help=_("the games whose challenges it accepts (default: every game)"),
     )
+    add_seek(connect)
     return connect
 
 
@@ -51,6 +52,6 @@ def run(args: argparse.Namespace) -> int:
     from boardlab.connect import check_settings, connect
 
     accept = None if args.accept is None else args.accept.split(",")
-    settings = check_settings(args.url, args.token, args.engine, args.games, accept)
+    settings = check_settings(args.url, args.token, args.engine, args.games, accept, args.seek)
     connect(settings)
     return 0

@@ -8,12 +8,20 @@ is compared with ``hmac.compare_digest`` after its lookup by hash. An account ho
 most ``TOKENS_MOST`` tokens; the host revokes them (``boardlab bots revoke``).
 
 A request that sends ``Authorization: Bearer TOKEN`` (``BotTokens``, before the app)
-acts as the bot for the bot API only (``ALLOWED``): its account and games, its
-challenges, the state of a game and the actions of a player, the live socket. Its
+acts as the bot for the bot API only (``ALLOWED``): its account and games, its seeks
+in the lobby, its challenges, the state of a game and the actions of a player, the live
+socket. Its
 seats are those its account holds (``Viewer.bot``), besides any secret it sends. Any
 other route, a page, the password or the account's deletion, is refused (403); a bad or
 revoked token is refused everywhere (401). A token sent as a session cookie is no
 session: the request is a guest's.
+
+A bot's seek is a game online waiting in the lobby, as a person's is: the bot's seat
+held by its account, the other open to whoever fits its terms (``BotStore.seek``). A bot
+keeps at most ``SEEKS_MOST`` open, counted with its games among the ``BOT_GAMES_MOST``
+it may have at once; it withdraws one by aborting its game, as a person does. A bot
+takes no seat in the lobby: a person who seeks may not want a program (lichess keeps
+its lobby for people too); people find bots' seeks there, marked BOT, or challenge them.
 """
 
 from __future__ import annotations
@@ -31,14 +39,19 @@ from sqlalchemy import delete, func, select
 
 from boardlab.core.i18n import _
 from boardlab.web.accounts import Account, check_account_name, name_key, session_key
-from boardlab.web.data import RequestError
+from boardlab.web.challenges import SIDE_WORDS, Terms
+from boardlab.web.clock import new_clock
+from boardlab.web.data import HUMAN, NewGame, RequestError, StoredGame, rating_span
 from boardlab.web.guard import REQUEST_SECONDS, RateLimit, refuse
-from boardlab.web.store import AccountGameRow, AccountRow, BotTokenRow, GameRow, Store
+from boardlab.web.store import AccountGameRow, AccountRow, BotTokenRow, GameRow, Store, _stored
 
 #: Tokens an account may hold at once.
 TOKENS_MOST = 5
-#: Games a bot plays at once: a challenge beyond is refused until one ends.
+#: Games a bot plays at once, its open seeks counted: a challenge or a seek beyond is
+#: refused until one ends.
 BOT_GAMES_MOST = 8
+#: Seeks a bot keeps open in the lobby at once.
+SEEKS_MOST = 3
 #: The password hash of a bot: no password is ever hashed to it, so none signs in.
 NO_PASSWORD = "!bot"
 #: What a token request may ask: (method, path pattern). The live socket is ``WS``.
@@ -47,6 +60,8 @@ ALLOWED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for method, pattern in (
         ("GET", r"/api/bot/account"),
         ("GET", r"/api/bot/games"),
+        ("GET", r"/api/bot/seeks"),
+        ("POST", r"/api/bot/seeks"),
         ("GET", r"/api/challenges(/[^/]+)?"),
         ("POST", r"/api/challenges"),
         ("POST", r"/api/challenges/[^/]+/(accept|decline|cancel)"),
@@ -180,17 +195,90 @@ class BotStore:
             return None
         return Account(found[1], found[2])
 
-    def games_in_progress(self, account_id: int) -> list[str]:
-        """The games not over whose seat the bot's account holds, the oldest first."""
+    def open_games(self, account_id: int) -> list[tuple[str, bool]]:
+        """The games not over whose seat the bot's account holds, the oldest first, each
+        with whether it still waits in the lobby for an opponent (a seek)."""
         with self.store.reading() as session:  # (a game of seats held is the accounts')
             rows = session.execute(
-                select(GameRow.id, GameRow.seat_accounts)
+                select(GameRow.id, GameRow.seat_accounts, GameRow.open_seat)
                 .join(AccountGameRow, AccountGameRow.game_id == GameRow.id)
                 .where(AccountGameRow.account_id == account_id)
                 .where(GameRow.ending.is_(None), GameRow.result == "*")
                 .order_by(GameRow.created)
             ).all()
-        return [game_id for game_id, held in rows if held and account_id in held]
+        return [
+            (ident, waits is not None) for ident, held, waits in rows if held and account_id in held
+        ]
+
+    def games_in_progress(self, account_id: int) -> list[str]:
+        """The games the bot plays now (both seats taken), the oldest first."""
+        return [ident for ident, waits in self.open_games(account_id) if not waits]
+
+    def seeks(self, account_id: int) -> list[StoredGame]:
+        """The bot's seeks still waiting in the lobby, the oldest first."""
+        waiting = [ident for ident, waits in self.open_games(account_id) if waits]
+        if not waiting:
+            return []
+        with self.store.reading() as session:
+            rows = session.scalars(
+                select(GameRow).where(GameRow.id.in_(waiting)).order_by(GameRow.created)
+            ).all()
+            return [_stored(row, ()) for row in rows]
+
+    def seek(
+        self, account: Account, terms: Terms, width: int | None, key: str, owner: str
+    ) -> StoredGame:
+        """A new seek of the bot's in the lobby: a game online on ``terms``, the bot's
+        seat held by its account and by the secret whose hash is ``key``, the other open
+        to anyone (rated within ``width`` either side of the bot's rating at the game, if
+        given). Refused past ``SEEKS_MOST`` open seeks or ``BOT_GAMES_MOST`` games and
+        seeks, counted in the transaction that makes it (the bot's account locked: two
+        requests at once do not both pass)."""
+        with self.store.session() as session:
+            session.get(AccountRow, account.id, with_for_update=True)
+            held = session.execute(
+                select(GameRow.open_seat, GameRow.seat_accounts)
+                .join(AccountGameRow, AccountGameRow.game_id == GameRow.id)
+                .where(AccountGameRow.account_id == account.id)
+                .where(GameRow.ending.is_(None), GameRow.result == "*")
+            ).all()
+            mine = [waits for waits, seats in held if seats and account.id in seats]
+            if sum(waits is not None for waits in mine) >= SEEKS_MOST:
+                raise RequestError(
+                    _("{name} has {most} seeks open: cancel one first (abort its game)").format(
+                        name=account.name, most=SEEKS_MOST
+                    )
+                )
+            if len(mine) >= BOT_GAMES_MOST:
+                raise too_busy(account)
+            side = int(terms.side) if terms.side != "random" else secrets.randbelow(2)
+            keys: list[str | None] = [None, None]
+            keys[side] = key
+            accounts: list[int | None] = [None, None]
+            accounts[side] = account.id
+            names: list[str | None] = [None, None]
+            names[side] = account.name
+            span = None
+            if width is not None:
+                span = rating_span(Store._rating_at(session, account.id, terms.game), width)
+            game_id = Store.add_game(
+                session,
+                NewGame(
+                    terms.game,
+                    dict(terms.options),
+                    [HUMAN, HUMAN],
+                    owner,
+                    seat_keys=keys,
+                    open_seat=1 - side,
+                    listed=True,
+                    clock=None if terms.clock is None else new_clock(*terms.clock),
+                    names=names,
+                    accounts=accounts,
+                    rated=terms.rated,
+                    rating_range=span,
+                ),
+            )
+            return _stored(session.get_one(GameRow, game_id), ())
 
     def listing(self) -> list[tuple[str, list[str]]]:
         """Every bot's name and its tokens' tags."""
@@ -212,6 +300,30 @@ class BotStore:
                     select(AccountRow.id).where(AccountRow.id.in_(ids), AccountRow.bot)
                 ).all()
             )
+
+
+def too_busy(account: Account) -> RequestError:
+    return RequestError(
+        _("{name} plays {most} games at once already (its seeks counted): try again later").format(
+            name=account.name, most=BOT_GAMES_MOST
+        )
+    )
+
+
+def seek_json(stored: StoredGame) -> dict[str, Any]:
+    """A bot's seek as the bot API answers it (never a secret)."""
+    running = stored.clock
+    waits = stored.open_seat if stored.open_seat is not None else 0
+    return {
+        "id": stored.id,
+        "game": stored.game,
+        "options": dict(stored.options),
+        "clock": None if running is None else f"{running['base'] // 60}+{running['increment']}",
+        "rated": stored.rated,
+        "range": None if stored.rating_range is None else list(stored.rating_range),
+        "side": SIDE_WORDS[str(1 - waits)],
+        "url": f"/play/{stored.id}",
+    }
 
 
 def level_bot(bots: BotStore, level: str) -> tuple[str, str]:
@@ -241,19 +353,33 @@ class Bots:
             return None
         return await asyncio.to_thread(self.kept.account_of, token)
 
+    def _kept(self) -> BotStore:
+        if self.kept is None:
+            raise RequestError(
+                _("this server keeps no accounts, so no bots: it runs with --db memory:")
+            )
+        return self.kept
+
     async def games_in_progress(self, account: Account) -> list[str]:
         if self.kept is None:
             return []
         return await asyncio.to_thread(self.kept.games_in_progress, account.id)
 
     async def check_room(self, account: Account) -> None:
-        """Refuse a new game to a bot that plays ``BOT_GAMES_MOST`` already."""
-        if len(await self.games_in_progress(account)) >= BOT_GAMES_MOST:
-            raise RequestError(
-                _("{name} plays {most} games at once already: try again later").format(
-                    name=account.name, most=BOT_GAMES_MOST
-                )
-            )
+        """Refuse a new game to a bot that plays ``BOT_GAMES_MOST`` already (its open
+        seeks counted)."""
+        if self.kept is None:
+            return
+        if len(await asyncio.to_thread(self.kept.open_games, account.id)) >= BOT_GAMES_MOST:
+            raise too_busy(account)
+
+    async def seeks(self, account: Account) -> list[StoredGame]:
+        return await asyncio.to_thread(self._kept().seeks, account.id)
+
+    async def seek(
+        self, account: Account, terms: Terms, width: int | None, key: str, owner: str
+    ) -> StoredGame:
+        return await asyncio.to_thread(self._kept().seek, account, terms, width, key, owner)
 
     async def bots_among(self, ids: list[int]) -> set[int]:
         if self.kept is None:

@@ -15,6 +15,7 @@ secret of their own with the game.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -107,10 +108,11 @@ class Challenge:
 
 
 @dataclass(frozen=True)
-class Proposal:
-    """What a challenge proposes, checked."""
+class Terms:
+    """What a game proposed to others proposes (a challenge, a bot's seek), checked:
+    the game, its options changed from the defaults, the clock (base and increment
+    seconds), rated or casual, and the proposer's side (``0``, ``1`` or ``random``)."""
 
-    to: str
     game: str
     options: dict[str, Any]
     clock: tuple[int, int] | None
@@ -118,13 +120,16 @@ class Proposal:
     side: str
 
 
-def read_proposal(
-    to: Any, game: Any, options: Any, clock: Any, rated: Any, side: Any, longest: int
-) -> Proposal:
-    """A challenge's terms as a request gives them, each refused with what is valid;
-    ``longest`` the most actions a game may hold on this server."""
-    if not isinstance(to, str) or not to.strip():
-        raise RequestError(_("name the player to challenge: 'to' is their name"))
+@dataclass(frozen=True)
+class Proposal(Terms):
+    """What a challenge proposes, checked: its terms and the player challenged."""
+
+    to: str = ""
+
+
+def read_terms(game: Any, options: Any, clock: Any, rated: Any, side: Any, longest: int) -> Terms:
+    """A proposed game's terms as a request gives them, each refused with what is
+    valid; ``longest`` the most actions a game may hold on this server."""
     try:
         made = boardlab.new_game(str(game), **(options or {}))
     except UnknownGameError:
@@ -166,7 +171,18 @@ def read_proposal(
                 side=clipped(str(side), 32)
             )
         )
-    return Proposal(to.strip(), made.id, kept, control, bool(rated), chosen)
+    return Terms(made.id, kept, control, bool(rated), chosen)
+
+
+def read_proposal(
+    to: Any, game: Any, options: Any, clock: Any, rated: Any, side: Any, longest: int
+) -> Proposal:
+    """A challenge's terms as a request gives them, each refused with what is valid;
+    ``longest`` the most actions a game may hold on this server."""
+    if not isinstance(to, str) or not to.strip():
+        raise RequestError(_("name the player to challenge: 'to' is their name"))
+    terms = read_terms(game, options, clock, rated, side, longest)
+    return Proposal(**dataclasses.asdict(terms), to=to.strip())
 
 
 def _challenge(row: ChallengeRow, challenger: str, challenged: str, moment: datetime) -> Challenge:

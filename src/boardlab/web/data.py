@@ -341,6 +341,13 @@ def rated_seat(other: int | None, account: int | None) -> None:
         raise RequestError(_("this game is rated: you cannot play yourself in it"))
 
 
+def rating_span(rating: float, width: int) -> list[int]:
+    """A seek's range of ratings: ``width`` either side of its maker's ``rating`` at the
+    game (rounded), never below 0."""
+    mine = round(rating)
+    return [max(0, mine - width), mine + width]
+
+
 def check_range(rating_range: Sequence[int] | None, account: int | None, rating: float) -> None:
     """Refuse the seat of a seek with a rating range to a guest, or to an account whose
     ``rating`` at its game lies outside it (both ends included)."""

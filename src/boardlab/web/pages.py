@@ -9,7 +9,7 @@ import importlib.resources
 import logging
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -414,12 +414,14 @@ def lobby_list(
     ratings: Mapping[tuple[int, str], tuple[float, str]],
     names: Mapping[int, str],
     asker: int | None,
+    bots: Collection[int] = frozenset(),
 ) -> list[dict[str, Any]]:
     """Rows of the lobby: each game waiting for an opponent, its rules and clock in
-    words, its maker (with their rating at the game, when signed in), the side one
-    plays, and why the asker (an account, None: a guest) may not take it, if so.
-    ``ratings`` are the accounts' at games (``Store.ratings_at``), ``names`` their
-    names (a seat held by an account is named by it, unless its player gave a name)."""
+    words, its maker (with their rating at the game, when signed in; marked when a bot,
+    one of ``bots``), the side one plays, and why the asker (an account, None: a guest)
+    may not take it, if so. ``ratings`` are the accounts' at games (``Store.ratings_at``),
+    ``names`` their names (a seat held by an account is named by it, unless its player
+    gave a name)."""
     rows = []
     for stored in games:
         game = boardlab.new_game(stored.game, **stored.options)
@@ -442,6 +444,7 @@ def lobby_list(
                 or (None if maker is None else names.get(maker))
                 or game.player_name(1 - seat),
                 "rating": None if rating is None else rating[1],
+                "bot": maker is not None and maker in bots,
                 "side": game.player_name(seat),
                 "colour": game.colours[seat],
                 "since": format_when(stored.updated),

@@ -50,9 +50,13 @@ from boardlab.web.positions import legal_actions, narration
 Listener = Callable[[str], None]
 #: Events a room keeps for pages that come back (a page further behind gets the state).
 KEPT_EVENTS = 32
-#: How long a player online must have been away (no page of the game open) before the
-#: other may claim the win.
+#: How long a player online must have been away (no page of the game open, no request
+#: of their seat's) before the other may claim the win.
 CLAIM_SECONDS = 60
+#: A player who plays over the API alone (no page open) is away from their last request:
+#: the pages are told it again once it has moved on this much (not at every request), so
+#: the win they offer to claim is never offered sooner than this before it may be.
+AWAY_TOLD_SECONDS = 15
 #: A game online may be aborted (ended with no result) while fewer turns than this are
 #: complete: each player has had at most one turn. After it, a player resigns instead.
 ABORT_TURNS = 2
@@ -94,6 +98,11 @@ class Room:
     away_since: dict[int, int] = field(
         default_factory=lambda: dict.fromkeys((0, 1), int(time.time() * 1000))
     )
+    #: the seats whose player has asked for the game over the API (a program that plays
+    #: by requests, a page closed): they are at the board for the clock, as a page is
+    came: set[int] = field(default_factory=set)
+    #: the ``away_since`` the pages were last told of, by seat
+    away_told: dict[int, int] = field(default_factory=dict)
     #: how many pages watch holding no seat, and whether the pages are yet to be told
     spectators: int = 0
     spectators_untold: bool = False
@@ -143,6 +152,27 @@ class Room:
     def out_of_time(self) -> bool:
         left = self.time_left()
         return left is not None and left <= 0
+
+    def at_board(self, seat: int) -> bool:
+        """Whether the seat's player has come to the game: a page of it open, or a
+        request of the seat's over the API since the room was loaded."""
+        return self.present[seat] > 0 or seat in self.came
+
+    def asked(self, seats: frozenset[int], now: int) -> bool:
+        """A request over the API of a player holding ``seats`` at ``now``: they have come
+        to the board, and a seat with no page open is away only from now. Whether the
+        pages should be told (its away time moved ``AWAY_TOLD_SECONDS`` since they were
+        last told)."""
+        tell = False
+        for seat in seats:
+            self.came.add(seat)
+            if not self.present[seat]:
+                self.away_since[seat] = now
+                told = self.away_told.get(seat, 0)
+                if now - told >= AWAY_TOLD_SECONDS * 1000:
+                    self.away_told[seat] = now
+                    tell = True
+        return tell
 
     # ------------------------------------------------------------------ changes
     def change(

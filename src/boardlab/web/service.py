@@ -352,8 +352,10 @@ class GameService:
         return room.stored, room.record.copy()
 
     async def state(self, game_id: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
-        """Everything a game page shows, as JSON, for ``viewer``."""
+        """Everything a game page shows, as JSON, for ``viewer`` (a player who asks is at
+        the board: ``_asked``)."""
         room = await self.room(game_id)
+        self._asked(room, viewer)
         return room.state(language(), viewer)
 
     # ------------------------------------------------------------------ changing a room
@@ -451,6 +453,7 @@ class GameService:
         room = await self.room(game_id)
         if kind not in CHANGES:
             raise RequestError(_("unknown change {kind!r}").format(kind=kind))
+        self._asked(room, viewer)
         change: Callable[..., Awaitable[None]] = getattr(self, f"_{kind}")
         await self._changing(room, change, room, viewer, ply, *details)
         return room
@@ -1149,8 +1152,22 @@ class GameService:
         room.present = +room.present
         if changed and online(room.stored):
             self._tell_status(room)
-            if room.present[0] and room.present[1] and clock_stands(room.stored):
+            if room.at_board(0) and room.at_board(1) and clock_stands(room.stored):
                 self._spawn(self._start_clock(room))
+
+    def _asked(self, room: Room, viewer: Viewer) -> None:
+        """A request of a player of a game online over the API, with no page open maybe
+        (a program that plays by requests, a person who closed the page): they are at
+        the board, so a standing clock starts once both are (as when both pages open),
+        and they are away only from this request (the win is not claimed from a player
+        who keeps asking)."""
+        seats = viewer.seats(room.stored)
+        if not seats or not online(room.stored):
+            return
+        if room.asked(seats, clock.milliseconds()):
+            self._tell_status(room)
+        if room.at_board(0) and room.at_board(1) and clock_stands(room.stored):
+            self._spawn(self._start_clock(room))
 
     async def _start_clock(self, room: Room) -> None:
         """Both players have come to a game whose clock stands (a rematch's): it runs."""

@@ -26,6 +26,7 @@ from boardlab.web.data import (
     Viewer,
     key_of,
     new_secret,
+    rating_span,
 )
 from boardlab.web.deps import (
     INVITATION,
@@ -117,8 +118,8 @@ async def new_game(request: Request, game_id: str) -> Response:
         if account is None:
             form.error = _("sign in to seek players by rating: a guest's game takes anyone")
             return page(request, "new.html", 400, form=form)
-        rating = round(await asyncio.to_thread(site.store.rating_of, account.id, game_id))
-        span = [max(0, rating - setup.rating_range), rating + setup.rating_range]
+        rating = await asyncio.to_thread(site.store.rating_of, account.id, game_id)
+        span = rating_span(rating, setup.rating_range)
     held: list[int | None] = [None, None]
     if setup.open_seat is not None and account is not None:  # a game online
         for seat in setup.mine:
@@ -256,16 +257,17 @@ async def lobby_page(request: Request, game: str = "") -> Response:
         for held in (*stored.accounts, asker)
         if held is not None
     }
-    ratings, names = {}, {}
+    ratings, names, bots = {}, {}, set()
     if wanted and isinstance(site.store, Store):
         ratings = await asyncio.to_thread(site.store.ratings_at, sorted(wanted))
         names = await asyncio.to_thread(site.store.names_of, [held for held, _g in wanted])
+        bots = await request.app.state.bots.bots_among(sorted({held for held, _g in wanted}))
     incoming, _outgoing = await challenges_of(request).of(account)
     choices = [(g, boardlab.new_game(g).name) for g in boardlab.game_ids()]
     return page(
         request,
         "lobby.html",
-        waiting=pages.lobby_list(waiting, ratings, names, asker),
+        waiting=pages.lobby_list(waiting, ratings, names, asker, bots),
         challenges=[pages.challenge_row(c) for c in incoming],
         choices=choices,
         chosen=game if game in boardlab.game_ids() else "",
