@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
 from boardlab.cli import (
+    accounts,
     accuracy,
     analyze,
     bots,
@@ -68,6 +69,7 @@ COMMANDS: tuple[Command, ...] = (
     replay,
     review,
     serve,
+    accounts,
     bots,
     prepare,
     db,

@@ -61,6 +61,14 @@ def add(commands: Commands) -> argparse.ArgumentParser:
         ),
     )
     serve.add_argument(
+        "--perfect",
+        metavar="GAME,...",
+        help=_(
+            "offer the perfect level of these games: their solvers' tables are built in the "
+            "background, one at a time, and resumed after a restart (see the page /admin)"
+        ),
+    )
+    serve.add_argument(
         "--secure-cookies",
         action="store_true",
         help=_("mark cookies Secure: the site is reached over HTTPS only"),
@@ -74,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
     from boardlab.web.serve import serve
 
     limits = Limits.parse(args.limit)
+    if args.perfect:
+        from boardlab.web import tables
+
+        for game_id in [name.strip() for name in args.perfect.split(",") if name.strip()]:
+            tables.want(game_id)  # a game without a table: one line naming those with one
     return serve(
         args.host,
         args.port,

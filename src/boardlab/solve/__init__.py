@@ -40,6 +40,12 @@ class SolveRequest:
     start: bool = False  # also solve the start above the table, with a certificate
     certificate: Path | None = None  # where that certificate goes (None: beside the run)
     check: Path | None = None  # only check this certificate
+    #: A folder where the build keeps what it has done and goes on from when started
+    #: again (the server's background builds: ``boardlab.solve.resume``).
+    work: Path | None = None
+    #: A table that reaches less, for tests only (a game solved whole: its levels from
+    #: this one up).
+    lowest: int = 0
 
 
 class Solver(ABC):
@@ -67,6 +73,11 @@ class Solver(ABC):
     @abstractmethod
     def table_exists(cls, game: Game[Any]) -> bool:
         """Whether the table for ``game``'s rules is built."""
+
+    @classmethod
+    def table_path(cls, game: Game[Any]) -> Path | None:
+        """Where the table for ``game``'s rules lives (None: rules without a table)."""
+        return None
 
     @abstractmethod
     def action_values(self, state: Any) -> dict[int, int] | None:
@@ -113,7 +124,8 @@ def open_solver(game: Game[Any]) -> Solver:
     cls = solver_class(game)
     if cls is None:
         raise BoardlabError(_("{game} has no solver").format(game=game.name))
-    key = (game, str(table_dir()))
+    # a table built since (by the server, in the background) is opened then
+    key = (game, str(table_dir()), cls.table_exists(game))
     if key not in _OPEN:
         _OPEN[key] = cls.open(game)
     return _OPEN[key]

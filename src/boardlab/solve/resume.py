@@ -1,12 +1,13 @@
 """A table built in steps that survives a stop: what is done is kept in a folder and a
 build started again goes on from there (the server's background builds, docs/web.md).
 
-A build whose steps each depend only on steps done before (Linja's levels from the top,
-an endgame table's seed counts from 0) keeps its values in memory as usual and, at most
-every ``every`` seconds after a step, copies them to ``values.bin`` in the folder with
-the steps done and what the build is of in ``state.json``; both are replaced whole
-(written aside, then renamed), so a build killed at any moment leaves the last copy
-intact. The next build of the same table reads the copy back and starts at the next
+A build whose steps each depend only on steps done before (the levels of a game solved
+whole, from the top; an endgame table's seed counts, from 0) keeps its values in memory
+as usual and, at most every ``every`` seconds after a step, copies them to
+``values.bin`` in the folder with the steps done and what the build is of in
+``state.json``; each is replaced whole (written aside, then renamed), the values first,
+so a build killed at any moment leaves a copy whose values hold at least the steps its
+state says (steps done again give the same values). The next build of the same table reads the copy back and starts at the next
 step: the table it writes is the one a build in one go writes, byte for byte. Copying
 now and then rather than mapping the file keeps the build in memory at its speed (a
 mapped file would be written back over and over as every step touches the whole of

@@ -43,9 +43,10 @@ from boardlab.web.guard import (
 )
 from boardlab.web.language import LanguageMiddleware, check_query, chosen
 from boardlab.web.memory import MEMORY_URL, MemoryStore
-from boardlab.web.routes import api, bots, live, pages
+from boardlab.web.routes import admin, api, bots, live, pages
 from boardlab.web.service import GameService
 from boardlab.web.store import Store
+from boardlab.web.tables import Builds
 
 log = logging.getLogger("boardlab.web")
 
@@ -68,14 +69,17 @@ def create_app(
     limits = limits or Limits()
     store: GameStore = MemoryStore() if db == MEMORY_URL else Store(db, upgrade)
     service = GameService(store, workers, limits.searches)
+    builds = Builds()
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         beside = [asyncio.create_task(service.listen())] if store.announces else []
         if server:
             beside.append(asyncio.create_task(service.keep_steady()))
+            beside.append(asyncio.create_task(builds.watch()))
             service.queue.prepare()
         yield
+        builds.close()
         for task in beside:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -102,12 +106,14 @@ def create_app(
     app.state.limits = limits
     app.state.service = service
     app.state.bots = Bots(store, limits.requests)
+    app.state.builds = builds
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     # a page's header names the signed-in player: read once, before the page is made
     app.include_router(pages.router, dependencies=[Depends(account_of)])
     app.include_router(api.router)
     app.include_router(live.router)
     app.include_router(bots.router)
+    app.include_router(admin.router, dependencies=[Depends(account_of)])
     add_error_handlers(app)
     return app
 

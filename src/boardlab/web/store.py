@@ -250,6 +250,8 @@ class AccountRow(Base):
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     #: A bot: played by a program with API tokens (web/bots.py), signed in by no password.
     bot: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    #: An admin: builds the solvers' tables on /admin (web/admin.py), made by the host.
+    admin: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class SessionRow(Base):

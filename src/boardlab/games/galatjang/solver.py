@@ -44,6 +44,13 @@ class GalatjangSolver(Solver):
         except BoardlabError:  # rules that have no endgame table
             return False
 
+    @classmethod
+    def table_path(cls, game: Game[Any]) -> Path | None:
+        try:
+            return endgames.default_table_path(game)
+        except BoardlabError:
+            return None
+
     def action_values(self, state: Any) -> dict[int, int] | None:
         """From the table or the endgame search, else the opening book, else (with a
         table built) the search above the table, within a budget."""

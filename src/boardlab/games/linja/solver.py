@@ -3,6 +3,7 @@ position of a variant, built by ``boardlab solve linja``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from boardlab.core.game import Game, Position
@@ -26,6 +27,10 @@ class LinjaSolver(Solver):
     @classmethod
     def table_exists(cls, game: Game[Any]) -> bool:
         return table.LinjaSolution.available(game)  # type: ignore[arg-type]
+
+    @classmethod
+    def table_path(cls, game: Game[Any]) -> Path | None:
+        return table.default_path(game)  # type: ignore[arg-type]
 
     @classmethod
     def start_value(cls, game: Game[Any]) -> int | None:
@@ -54,7 +59,13 @@ class LinjaSolver(Solver):
         header = ensure_table(
             path,
             request,
-            lambda target, update: table.build(game, target, update),  # type: ignore[arg-type]
+            lambda target, update: table.build(
+                game,  # type: ignore[arg-type]
+                target,
+                update,
+                request.lowest,
+                request.work,
+            ),
             _("solving {game} {variant}").format(game=game.name, variant=name),
             pgettext("progress", "levels"),
             progress,
