@@ -2,7 +2,8 @@
 the bot connected with ``boardlab connect`` and ``boardlab engine``, the person
 challenges it to a rated game with a clock, opens the game's page once the bot has
 accepted, and plays it to its end by clicking; the bot answers every move, the page
-says the game is over, and the record is rated."""
+says the game is over, and the record is rated. The bot seeks in the lobby too: a guest
+finds its seek there marked BOT and takes it with one click, and the game begins."""
 
 from __future__ import annotations
 
@@ -43,9 +44,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, P
     with served_in_thread(app) as url, log.open("w") as written:
         _bot, token = BotStore(app.state.site.store).add("robo")
         command = [sys.executable, "-m", "boardlab", "connect", url, "--token", token]
-        connected = subprocess.Popen(
-            [*command, "--engine", ENGINE], stdout=written, stderr=subprocess.STDOUT
-        )
+        command += ["--engine", ENGINE, "--games", "2", "--seek", "galatjang"]
+        connected = subprocess.Popen(command, stdout=written, stderr=subprocess.STDOUT)
         try:
             yield url, "robo", log
         finally:
@@ -96,3 +96,26 @@ def test_a_person_plays_a_connected_bot_by_clicking(
     assert bot in shown and "Ana_b" in shown
     assert state["ply"] >= 4 and len(state["moves"]) >= 2  # both played, turn by turn
     assert len(re.findall(r'\[\w+RatingDiff "[+-]?\d+"\]', record)) == 2
+
+
+def test_a_person_takes_a_bots_seek_in_the_lobby(browser: Any, site: tuple[str, str, Path]) -> None:
+    url, bot, log = site
+    with watched_page(browser) as page:
+        page.goto(f"{url}/lobby")
+        deadline = time.monotonic() + 60
+        while not page.locator("tr:has(.bot-mark)").count():
+            assert time.monotonic() < deadline, f"the bot did not seek: {log.read_text()}"
+            page.wait_for_timeout(300)
+            page.reload()
+        row = page.locator("tr:has(.bot-mark)").first
+        assert bot in row.inner_text() and "BOT" in row.inner_text()
+        row.get_by_role("button", name="Take the seat").click()
+        page.wait_for_url(re.compile(r"/play/"))
+        game_id = page.url.rsplit("/", 1)[1]
+        while not (state := page.request.get(f"{url}/api/games/{game_id}").json())["you_act"]:
+            assert time.monotonic() < deadline + 30, f"the bot did not play: {log.read_text()}"
+            page.wait_for_timeout(50)  # (the bot may have the first turn)
+        assert state["open_seat"] is None and len(state["you"]) == 1
+        assert bot in page.inner_text("main")
+        ended = page.request.post(f"{url}/api/games/{game_id}/resign", data={"ply": state["ply"]})
+        assert ended.ok, ended.text()

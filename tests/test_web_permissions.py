@@ -102,8 +102,9 @@ def words(text: str) -> tuple[str, ...]:
 
 
 def section() -> str:
+    """The section headed exactly ``SECTION`` (not another that begins with its words)."""
     text = DOC.read_text()
-    start = text.index(SECTION)
+    start = text.index(f"\n{SECTION}\n") + 1
     end = text.find("\n## ", start + len(SECTION))
     return text[start : end if end >= 0 else len(text)]
 
