@@ -582,7 +582,7 @@ def compact(
 ) -> Path:
     """Rewrite a flat table of format 1 (``source``, the default path unless given) as
     rows in blocks (to ``target``, in place unless given): the same values, checked by
-    the checksum of the flat file, in about a minute instead of a new build."""
+    the checksum of the flat file, in minutes instead of a new build."""
     origin = Path(source) if source else default_path(game)
     expect = {"kind": KIND, "format": FLAT_FORMAT, "game": "linja", "rules": variant(game)}
     table = read_table(origin, expect)
