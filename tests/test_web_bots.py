@@ -581,3 +581,37 @@ def test_the_clock_of_a_game_played_over_the_api_alone(server: LiveServer) -> No
         outcome = bot.get(f"/api/games/{game_id}").json()["outcome"]
         assert (outcome["reason"], outcome["winner"]) == ("time", 1), outcome
     world.close()
+
+
+def test_a_player_who_plays_over_the_api_keeps_the_win_from_being_claimed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player with no page open who asks for the game over the API is away only from
+    their last request: the other cannot claim the win from them while they keep
+    asking, and can once they have not asked for ``CLAIM_SECONDS`` (here one)."""
+    from boardlab.web import rooms
+    from boardlab.web.data import HUMAN, NewGame, key_of, new_secret
+    from web_support import client as app_client
+
+    monkeypatch.setattr(rooms, "CLAIM_SECONDS", 1)
+    db = tmp_path / "games.sqlite3"
+    store = Store(url_of(db))
+    person, program = new_secret(), new_secret()
+    keys = [key_of(person), key_of(program)]
+    game_id = store.create(NewGame(GAME, {}, [HUMAN, HUMAN], "x", seat_keys=keys))
+    store.engine.dispose()
+    with app_client(db) as http:
+
+        def claim() -> Any:
+            seat = {"x-boardlab-seat": person}
+            return http.post(f"/api/games/{game_id}/claim", json={"ply": 0}, headers=seat)
+
+        http.get(f"/api/games/{game_id}")  # the room loaded: both away from now
+        time.sleep(1.2)
+        assert http.get(f"/api/games/{game_id}", headers={"x-boardlab-seat": program}).is_success
+        refused = claim()  # the program asked a moment ago
+        assert refused.status_code == 400, refused.text[:200]
+        assert "may be claimed after 1 s" in refused.json()["error"]
+        time.sleep(1.2)  # it asks no more
+        won = claim().json()
+    assert (won["outcome"]["winner"], won["outcome"]["reason"]) == (0, "abandoned")
