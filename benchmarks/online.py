@@ -84,8 +84,9 @@ Galatjang is played with ``sow_opponent_store`` off); the other account opens
 the game page and its socket and play as above. A game between two accounts' seats, both
 held, is rated: its end moves both ratings (Glicko-2, ``store.rate_end``) in the
 transaction that stores it, so that work is counted in the figures. A game that ends is
-replaced by a new seek between the same two accounts, whose browsers keep their browser
-id and session; each game's own seat cookie is dropped once it is over (a real browser
+replaced by a new seek between two accounts free at that moment, taken at random (an
+account meets many opponents, as on a real server), whose browsers keep their browser id
+and session; each game's own seat cookie is dropped once it is over (a real browser
 keeps it a year; here the cookie headers would grow with every game). The flag probes
 are rated games on the clock too. After the steps, the games rated and ended and the
 rating history rows are counted in the database and reported (that the ratings moved).
@@ -469,8 +470,10 @@ class Load:
         self.port = port
         self.network = network
         self.accounts = accounts
-        #: pairs of signed-in browsers playing no game now
-        self.free: list[tuple[Browser, Browser]] = []
+        #: signed-in browsers playing no game now
+        self.free: list[Browser] = []
+        #: who meets whom: apart from ``rng``, so that the actions are those of a guests' run
+        self.matching = random.Random(seed)
         self.sign_up_addresses = SignUpAddresses(network)
         self.signing = asyncio.Semaphore(SIGNING_AT_ONCE)
         self.signed_up = 0
@@ -583,7 +586,7 @@ class Load:
         try:
             return await self.seek(kind, clock, pair)
         except BaseException:
-            self.free.append(pair)
+            self.free += pair
             raise
 
     async def invite(self, kind: str, clock: str) -> Game:
@@ -683,7 +686,7 @@ class Load:
         browsers = await asyncio.gather(*(self.sign_up() for _ in range(2 * pairs)))
         signed_up = time.perf_counter()
         await asyncio.gather(*(self.sign_in(browser) for browser in browsers))
-        self.free += list(zip(browsers[::2], browsers[1::2], strict=True))
+        self.free += browsers
         return {
             "accounts": len(browsers),
             "sign_up_s": signed_up - began,
@@ -715,10 +718,12 @@ class Load:
                 raise Failure(f"signing in {browser.name} set no session cookie")
 
     async def pair(self) -> tuple[Browser, Browser]:
-        """Two accounts' browsers playing no game now (two more made if none are)."""
-        if not self.free:
+        """Two accounts' browsers playing no game now, taken at random, so that an account
+        meets many opponents as on a real server (two more made if there are not two)."""
+        if len(self.free) < 2:
             await self.make_accounts(1)
-        return self.free.pop()
+        first = self.free.pop(self.matching.randrange(len(self.free)))
+        return first, self.free.pop(self.matching.randrange(len(self.free)))
 
     async def get(self, side: Side | Browser, path: str, pool: Pool | None = None) -> Answer:
         answer = await (pool or self.pool).request(
@@ -884,7 +889,7 @@ class Load:
         if game.pair is not None:  # its browsers keep their own cookies, not the game's
             for browser, side in zip(game.pair, game.sides, strict=True):
                 browser.cookies.update({k: v for k, v in side.cookies.items() if k in KEPT_COOKIES})
-            self.free.append(game.pair)
+            self.free += game.pair
             game.pair = None
 
     async def stop(self) -> None:
@@ -1160,6 +1165,7 @@ class Commands:
             "connections_retried": load.pool.retried,
             "socket_messages": load.messages,
             "other_socket_messages": load.other_messages,
+            "accounts_made": load.signed_up,
         }
 
 
@@ -1427,6 +1433,10 @@ async def run_database(
             out = Path(args.out)
             shutil.copy(server.log, out.with_name(f"{out.stem}-{name}-server.log"))
     if args.accounts:
+        # more games or probes at once than accounts made for: made then, in a step
+        accounts["made_during_steps"] = sum(t["accounts_made"] for t in totals) - accounts.get(
+            "accounts", 0
+        )
         accounts.update(rated(url))
         print(f"{name}: {json.dumps(accounts)}", flush=True)
     held = [r["games"] for r in rows if r["p99_ms"] < 1000 * TARGET and r["errors"] == 0]
@@ -1592,7 +1602,8 @@ def accounts_line(accounts: dict[str, Any]) -> list[str]:
         return []
     return [
         f"Accounts: {accounts['accounts']} signed up in {accounts['sign_up_s']:.0f} s and "
-        f"signed in in {accounts['sign_in_s']:.0f} s, before the first step. Rated games: "
+        f"signed in in {accounts['sign_in_s']:.0f} s, before the first step "
+        f"({accounts['made_during_steps']} more during the steps). Rated games: "
         f"{accounts['rated_games']} of the {accounts['games']} made, "
         f"{accounts['rated_games_ended']} ended, "
         f"{accounts['rating_history_rows']} rating history rows; "
