@@ -427,9 +427,14 @@ def test_the_hosts_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (("revoke", "robo", "zz"), "boardlab: robo has no token 'zz': see boardlab bots list"),
         (("add",), "boardlab: boardlab bots add: name the bot, e.g. boardlab bots add NAME"),
         (("offer", "http://x", "wizard"), "boardlab: unknown level 'wizard': choose from"),
+        (
+            ("offer", "http://x", "hard", "--seek", "chess"),
+            "boardlab: bad --seek 'chess': unknown game 'chess' (choose from",
+        ),
     ):
         code, output = bots(*words)
         assert code == 2 and output.startswith(said) and "\n" not in output, output
+    assert "hard-bot" not in bots("list")[1]  # refused before its bot was made
 
 
 def test_a_bots_seek_waits_in_the_lobby_and_a_person_takes_it(server: LiveServer) -> None:
