@@ -31,12 +31,12 @@ class Stop(Exception):
 def test_a_stopped_linja_build_resumes_to_the_same_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(resume, "EVERY", 0.0)  # keep every level
+    monkeypatch.setattr(resume, "EVERY", 0.0)  # keep every level (a copy takes seconds)
     game = boardlab.new_game("linja")
     whole = solution.solve_values(solution.params(game), LOWEST)
     work = tmp_path / "work"
     total = solution.TOP_LEVEL - LOWEST + 1
-    stop_after = total // 2
+    stop_after = 3
 
     def stopping(done: int, of: int) -> None:
         assert of == total
@@ -48,6 +48,7 @@ def test_a_stopped_linja_build_resumes_to_the_same_table(
     assert not (tmp_path / "linja.table").exists()
     assert (work / "state.json").exists()
 
+    monkeypatch.setattr(resume, "EVERY", 3600.0)  # no more copies: the test's time
     seen: list[int] = []
     built = solution.build(
         game, tmp_path / "linja.table", lambda done, of: seen.append(done), LOWEST, work
@@ -73,3 +74,30 @@ def test_a_copy_is_resumed_only_for_its_own_table(tmp_path: Path) -> None:
     assert np.array_equal(again, values)
     kept.clear()
     assert not tmp_path.exists()
+
+
+def test_a_stopped_endgame_table_build_resumes_to_the_same_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boardlab.games.galatjang import endgames
+
+    monkeypatch.setattr(resume, "EVERY", 0.0)
+    game, seeds = boardlab.new_game("galatjang"), 9
+    pits = int(endgames.table_rules(game)["pits"])
+    whole = endgames.GalatjangEndgame.build(game, seeds, tmp_path / "whole.table")
+    work = tmp_path / "work"
+    stop_at = endgames.table_entries(pits, 5)  # 0 to 5 seeds filled, 0 to 4 kept
+
+    def stopping(done: int, of: int) -> None:
+        if done == stop_at:
+            raise Stop
+
+    with pytest.raises(Stop):
+        endgames.GalatjangEndgame.build(game, seeds, tmp_path / "resumed.table", stopping, work)
+    seen: list[int] = []
+    resumed = endgames.GalatjangEndgame.build(
+        game, seeds, tmp_path / "resumed.table", lambda done, of: seen.append(done), work
+    )
+    assert seen[0] == stop_at  # 5 seeds filled again, not from 0
+    assert read_header(resumed)["sha256"] == read_header(whole)["sha256"]
+    assert not work.exists()

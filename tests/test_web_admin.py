@@ -153,3 +153,42 @@ def test_serve_perfect_names_the_games_with_a_table(
     error = capsys.readouterr().err
     assert "there is no table to build for 'jinli'" in error and "linja" in error
     assert len(error.strip().splitlines()) == 1
+
+
+def test_the_builder_stops_when_cancelled_and_goes_on_from_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builder itself (here in a thread, as its process runs it): cancelled after a
+    few levels of a reduced Linja table, it stops keeping them; asked again, it goes on
+    from them to the table."""
+    import threading
+    import time
+
+    from boardlab.solve import resume
+
+    monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
+    monkeypatch.setenv(tables.TEST_REACH, "160")
+    monkeypatch.setattr(tables, "REPORT_SECONDS", 0.0)
+    monkeypatch.setattr(resume, "EVERY", 0.0)
+    assert tables.want("linja") and tables.wanted() == ["linja"]
+    first = threading.Thread(target=tables.build, args=("linja",))
+    first.start()
+    deadline = time.monotonic() + 120
+    while tables.read_status("linja").get("done", 0) < 2:
+        assert time.monotonic() < deadline and first.is_alive()
+        time.sleep(0.02)
+    assert tables.builder_running()
+    tables.cancel("linja")
+    first.join(120)
+    row = {state.game: state for state in tables.states()}["linja"]
+    assert not row.built and not row.wanted and row.done >= 2
+    kept = row.done
+    monkeypatch.setattr(resume, "EVERY", 3600.0)  # no more copies: the test's time
+    assert tables.build("linja") == 0  # not asked for: nothing done
+    assert tables.want("linja")
+    assert tables.build("linja") == 0
+    status = tables.read_status("linja")
+    assert status["run_first"] >= kept  # it went on from the levels kept
+    row = {state.game: state for state in tables.states()}["linja"]
+    assert row.built and row.size and not row.wanted
+    assert not tables.want("linja")  # built: nothing to ask for

@@ -536,11 +536,14 @@ def build_values(
     max_seeds: int,
     progress: Callable[[int, int], None] | None = None,
     packed: bool | None = None,
+    work: Path | None = None,
 ) -> np.ndarray:
     """The table's values (int8, one per configuration with at most ``max_seeds``
     seeds) for ``game``'s rules, filled from 0 seeds up. ``packed`` chooses the sower
     (default: the packed one where it applies, at most PACKED_PITS pits; False: the
-    engine's compiled sower, for comparing the two)."""
+    engine's compiled sower, for comparing the two). With ``work``, a folder where the
+    build keeps the seed counts done now and then, and goes on from them when started
+    again (``boardlab.solve.resume``)."""
     rules = table_rules(game)
     pits = int(rules["pits"])
     if isinstance(max_seeds, bool) or not isinstance(max_seeds, int):
@@ -577,8 +580,12 @@ def build_values(
     p = kernel.params(game)
     table = sowing_table(pits, rules["sow_opponent_store"], rules["skip_origin"])
     values = np.empty(entries, dtype=np.int8)
-    done = 0
-    for n in range(max_seeds + 1):
+    saved, first = None, 0
+    if work is not None:
+        saved = _checkpoint(work, rules, max_seeds)
+        first = saved.restore(values)  # the seed counts below it are done
+    done = table_entries(pits, first - 1) if first else 0
+    for n in range(first, max_seeds + 1):
         count = comb(n + m - 1, m - 1)
         for start in range(0, count, SLICE):
             stop = min(start + SLICE, count)
@@ -586,7 +593,16 @@ def build_values(
             done += stop - start
             if progress is not None:
                 progress(done, entries)
+        if saved is not None:
+            saved.keep(values, n + 1)
     return values
+
+
+def _checkpoint(work: Path, rules: dict[str, Any], max_seeds: int) -> Any:
+    """Where a build of the table of ``rules`` up to ``max_seeds`` keeps what it did."""
+    from boardlab.solve.resume import Checkpoint
+
+    return Checkpoint(work, {"kind": KIND, "format": FORMAT, **rules, "max_seeds": max_seeds})
 
 
 class GalatjangEndgame:
@@ -636,18 +652,24 @@ class GalatjangEndgame:
         max_seeds: int,
         path: str | Path | None = None,
         progress: Callable[[int, int], None] | None = None,
+        work: Path | None = None,
     ) -> Path:
         """Build the table of every configuration with at most ``max_seeds`` seeds in
         the pits for ``game``'s rules and write it to ``path`` (default:
         ``default_table_path``). ``progress(done, total)`` is called as entries are
-        filled; nothing is printed. Returns the path written."""
+        filled; nothing is printed. With ``work``, what is done is kept there and a
+        build started again goes on from it (``build_values``). Returns the path
+        written."""
         rules = table_rules(game)
         target = Path(path) if path is not None else default_table_path(game)
         began = time.perf_counter()
-        values = build_values(game, max_seeds, progress)
+        values = build_values(game, max_seeds, progress, work=work)
         seconds = time.perf_counter() - began
         header = {**rules, "max_seeds": max_seeds, "build_seconds": round(seconds, 1)}
-        return write_table(target, header, values)
+        written = write_table(target, header, values)
+        if work is not None:
+            _checkpoint(work, rules, max_seeds).clear()
+        return written
 
     @classmethod
     def load(

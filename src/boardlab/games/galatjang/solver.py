@@ -88,7 +88,9 @@ class GalatjangSolver(Solver):
         header = ensure_table(
             path,
             SolveRequest(request.out, rebuild, request.verify, seeds),
-            lambda target, update: endgames.GalatjangEndgame.build(game, seeds, target, update),
+            lambda target, update: endgames.GalatjangEndgame.build(
+                game, seeds, target, update, request.work
+            ),
             _("solving {game} endgames up to {seeds} seeds").format(game=game.name, seeds=seeds),
             _("positions"),
             progress,
