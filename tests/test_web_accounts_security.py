@@ -106,6 +106,23 @@ def rated_game(server: LiveServer, **asked: str) -> str:
     return str(answer.headers["location"]).rsplit("/", 1)[1]
 
 
+def bot_seek(server: LiveServer) -> str:
+    """A rated seek in the lobby made by a bot of its own, with its token."""
+    from boardlab.web.bots import BotStore
+    from boardlab.web.store import Store
+    from web_support import url_of
+
+    store = Store(url_of(server.db), upgrade=None)
+    try:
+        _bot, token = BotStore(store).add("b" + secrets.token_hex(6))
+    finally:
+        store.engine.dispose()
+    with browser(server, authorization=f"Bearer {token}") as bot:
+        answer = bot.post("/api/bot/seeks", json={"game": boardlab.game_ids()[0], "rated": True})
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["id"])
+
+
 # ---------------------------------------------------------------------- the table
 def table() -> list[tuple[str, list[str], str]]:
     """The rows of "Who may do what with an account": name, routes, rule."""
@@ -139,9 +156,12 @@ class Cell:
         """The answer to ``route`` as this viewer, and its status as the table says it:
         ``NAME`` is the account's name, ``GAME`` a game, ``RATED`` a rated game in the
         lobby made by a third account, ``RANGED`` one for players rated 1300 to 1700,
-        ``CHALLENGE`` a challenge from the other account to the account, made anew."""
+        ``BOTSEEK`` a bot's rated seek, ``CHALLENGE`` a challenge from the other account to
+        the account, made anew."""
         method, path = route.split(" ", 1)
         path = path.replace("/NAME", "/" + self.name).replace("GAME", boardlab.game_ids()[0])
+        if "BOTSEEK" in path:
+            path = path.replace("BOTSEEK", bot_seek(self.server))
         if "RATED" in path:
             path = path.replace("RATED", rated_game(self.server))
         if "RANGED" in path:
