@@ -492,3 +492,24 @@ def test_a_bot_seeks_and_plays_the_game_of_its_seek(tmp_path: Path) -> None:
     assert f"seeking in the lobby: galatjang (game {game_id})" in output
     assert f"game {game_id} is over: " in output
     assert state["ply"] > 2
+
+
+def test_a_server_that_takes_no_seeks_stops_a_seeking_client() -> None:
+    """A server before bots' seeks refuses their route (403): the client told to seek
+    stops in one line; one that cannot be reached a moment is tried again."""
+    from boardlab.connect import BadSeek, Bot, Refused
+
+    async def refusing(method: str, path: str, body: Any = None, seat: Any = None) -> Any:
+        raise Refused(403, "a bot's token acts only on the bot API")
+
+    async def away(method: str, path: str, body: Any = None, seat: Any = None) -> Any:
+        raise ConnectError("cannot reach http://host: refused")
+
+    said: list[str] = []
+    bot = Bot(check_settings("http://host", "t", "e", 1, None, ["linja"]), said.append)
+    bot.call = away  # type: ignore[method-assign]
+    asyncio.run(bot.look())
+    assert said[0] == "the server refused: cannot reach http://host: refused"
+    bot.call = refusing  # type: ignore[method-assign]
+    with pytest.raises(BadSeek, match="http://host takes no seeks from bots: a bot's token"):
+        asyncio.run(bot.look())

@@ -437,9 +437,23 @@ class Bot:
         """One look: the bot's seeks still open, the games the bot's account holds a
         seat in (a seek taken, a game after a restart), the challenges made to it, then
         its seeks kept open while it has room."""
-        try:
-            if self.settings.seeks:
+        seeking = bool(self.settings.seeks)
+        if seeking:
+            try:
                 await self.seen_seeks()
+            except Refused as refused:
+                if refused.status in (403, 404):  # a server before bots' seeks
+                    raise BadSeek(
+                        _("{url} takes no seeks from bots: {reason}").format(
+                            url=self.settings.url, reason=refused
+                        )
+                    ) from None
+                self.say(_("the server refused: {reason}").format(reason=refused))
+                seeking = False
+            except ConnectError as error:  # the challenges are asked for as ever
+                self.say(_("the server refused: {reason}").format(reason=error))
+                seeking = False
+        try:
             games = await self.call("GET", "/api/bot/games")
             for game_id in games.get("games", []):
                 if not isinstance(game_id, str) or game_id in self.tasks:
@@ -452,7 +466,7 @@ class Bot:
             return
         for challenge in challenges.get("in", []):
             await self.answer(challenge)
-        if self.settings.seeks:
+        if seeking:
             try:
                 await self.keep_seeks()
             except BadSeek:
