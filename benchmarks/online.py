@@ -78,8 +78,8 @@ so the limit is never hit. Each game is a **seek in the lobby**, the way most ra
 games between strangers are found (lichess's lobby): the creator posts the new game form
 as a rated game online that waits in the lobby (with the boxes a browser has ticked by
 default, ``checked``: a box left out turns its option off, and a game with an option
-changed is not rated; the guests' games leave them out, as they always have, so their
-Galatjang is played with ``sow_opponent_store`` off); the other account opens
+changed is not rated; the guests' games post them too since 2026-11-28: before, their
+Galatjang was played with ``sow_opponent_store`` off); the other account opens
 ``/lobby``, finds the seek there and takes its seat (``POST /lobby/ID``); then both open
 the game page and its socket and play as above. A game between two accounts' seats, both
 held, is rated: its end moves both ratings (Glicko-2, ``store.rate_end``) in the
@@ -593,7 +593,8 @@ class Load:
         """Two guests: the creator's game for a friend online, the friend by its
         invitation link."""
         source = await self.addresses.take()
-        form = urlencode({"opponent": "online", "seat": "0", "clock": clock}).encode()
+        fields = {"opponent": "online", "seat": "0", "clock": clock, **checked(kind)}
+        form = urlencode(fields).encode()
         made = await self.creation_pool(source).request(
             "POST",
             f"/new/{kind}",
