@@ -127,6 +127,12 @@ def test_the_page_shows_each_table_and_a_build_is_asked_for_once(
     assert gone.status_code == 404 and "the games with one are" in gone.text
     nothing = admin.post(f"/admin/tables/{GAME}/cancel", follow_redirects=False)
     assert nothing.status_code == 400 and "nothing to cancel" in nothing.text
+    # a player meets a level whose table is being built greyed, with how far it is
+    assert 'value="perfect"' not in viewers[GUEST].get("/new/linja").text
+    assert admin.post("/admin/tables/linja", follow_redirects=False).status_code == 303
+    tables.write_status("linja", done=73, total=169)
+    form = viewers[GUEST].get("/new/linja?lang=de").text
+    assert '<option value="perfect" disabled>perfekt: wird vorbereitet, 43 %</option>' in form
     fresh()
 
 

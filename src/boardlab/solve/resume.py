@@ -12,8 +12,8 @@ reads the copy back and starts at the next step: the table it writes is the one 
 in one go writes, byte for byte. Copying now and then rather than mapping the file
 keeps the build in memory at its speed (a mapped file would be written back over and
 over as every step touches the whole of it); what a stop loses is at most ``every``
-seconds of work, and a copy costs a scan of the values (2.5 GB for Linja: 2-9 s here,
-as busy as the machine is).
+seconds of work, and a copy costs a scan of the values (2.5 GB for the largest table:
+2-9 s here, as busy as the machine is).
 """
 
 from __future__ import annotations

@@ -180,6 +180,26 @@ class NewGameForm:
             *found,
         ]
 
+    def preparing(self) -> list[tuple[str, str]]:
+        """(value, label) of the levels that play from a table this server is building
+        now, with how far it is (the form shows them greyed, not to be chosen)."""
+        from boardlab.web import tables
+
+        status = tables.read_status(self.game.id)
+        if not status.get("wanted"):
+            return []
+        percent = int(100 * status.get("done", 0) / status["total"]) if status.get("total") else 0
+        return [
+            (
+                name,
+                _("{level}: being prepared, {percent} %").format(
+                    level=level_name(name), percent=percent
+                ),
+            )
+            for name, spec in levels(self.game).items()
+            if name in self.unready and spec.split(":")[0] == "perfect"
+        ]
+
     @cached_property
     def unready(self) -> dict[str, str]:
         """The levels that cannot play the game here with the default options, and why,
