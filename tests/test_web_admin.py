@@ -110,6 +110,8 @@ def test_the_page_shows_each_table_and_a_build_is_asked_for_once(
     _url, viewers = site
     admin = viewers[ADMIN]
     fresh()
+    assert 'href="/admin"' in admin.get("/account").text  # the way there
+    assert 'href="/admin"' not in viewers[ACCOUNT].get("/account").text
     shown = admin.get("/admin")
     assert shown.status_code == 200 and f'id="table-{GAME}"' in shown.text
     assert "Refresh" not in shown.headers

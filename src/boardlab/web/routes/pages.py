@@ -48,6 +48,7 @@ from boardlab.web.deps import (
     viewer_of,
 )
 from boardlab.web.guard import client_key
+from boardlab.web.routes.admin import is_admin
 from boardlab.web.routes.api import (
     accept_challenge,
     challenger_of,
@@ -577,7 +578,14 @@ async def account_page(request: Request) -> Response:
         return redirect(request, "/signin")
     incoming, _outgoing = await challenges_of(request).of(account)
     done = request.query_params.get("done")
-    return page(request, "account.html", done=done, error=None, challenged=len(incoming))
+    return page(
+        request,
+        "account.html",
+        done=done,
+        error=None,
+        challenged=len(incoming),
+        admin=await is_admin(request),
+    )
 
 
 @router.post("/account/password")
