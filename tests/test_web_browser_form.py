@@ -282,6 +282,7 @@ def test_the_lobby_keeps_itself_current(browser: Any, page: Any, server: LiveSer
     row = 'button[formaction="/lobby/{game}"]'
     wait_until(page, f"document.querySelector('{row.format(game=second)}') !== null", 15000)
     assert "Cy" in page.inner_text("table.lobby")
+    assert page.locator("table.lobby time:not([data-local])").count() == 0  # the new list too
     assert page.evaluate("window.notReloaded === true")
     assert page.input_value("input[name=name]") == "Ana"
     other = browser.new_context()
@@ -295,6 +296,29 @@ def test_the_lobby_keeps_itself_current(browser: Any, page: Any, server: LiveSer
     wait_until(page, f"document.querySelector('{row.format(game=first)}') === null", 15000)
     assert page.evaluate("window.notReloaded === true")
     assert page.input_value("input[name=name]") == "Ana"
+
+
+def test_times_are_in_the_readers_time_zone(browser: Any, server: LiveServer) -> None:
+    """The server writes a moment in UTC (it cannot know where its reader is); the
+    page shows it in the browser's time zone, the UTC wording as its tooltip."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    make_lobby_game(browser, server, "Di")
+    context = browser.new_context(timezone_id="Asia/Kolkata")  # UTC+5:30: no hour lines up
+    try:
+        reader = context.new_page()
+        reader.goto(f"{server.url}/lobby")
+        moment = reader.locator("table.lobby time[data-local]").first
+        moment.wait_for()
+        local = datetime.fromisoformat(moment.get_attribute("datetime") or "").astimezone(
+            ZoneInfo("Asia/Kolkata")
+        )
+        shown = moment.inner_text()
+        assert f"{local.hour % 12 or 12}:{local:%M}" in shown and "UTC" not in shown, shown
+        assert (moment.get_attribute("title") or "").endswith(" UTC")
+    finally:
+        context.close()
 
 
 def test_a_hidden_lobby_does_not_ask(page: Any, server: LiveServer) -> None:

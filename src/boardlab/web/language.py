@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from markupsafe import Markup
 from starlette.datastructures import Headers
 from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -157,6 +158,17 @@ def format_when(moment: datetime.datetime) -> str:
     from babel.dates import format_datetime
 
     return str(format_datetime(moment, format="medium", locale=language()))
+
+
+def time_tag(moment: datetime.datetime) -> Markup:
+    """A moment on a page: ``<time>`` with the moment in UTC, written by the server in
+    UTC and saying so, and by ``static/times.js`` in the reader's own time zone, which
+    only the browser knows (times kept without a zone are UTC)."""
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
+    utc = aware.astimezone(datetime.UTC)
+    return Markup('<time datetime="{}">{} UTC</time>').format(
+        utc.isoformat(timespec="seconds"), format_when(utc)
+    )
 
 
 def check_query(lang: str | None = None) -> None:

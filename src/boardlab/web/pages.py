@@ -33,7 +33,7 @@ from boardlab.lessons import lesson, lessons, words
 from boardlab.ui.svg import board_svg
 from boardlab.web.clock import CHOICES, parse_control
 from boardlab.web.data import NotFound, StoredGame, shown_name
-from boardlab.web.language import format_number, format_when
+from boardlab.web.language import format_number, time_tag
 from boardlab.web.positions import view
 
 if TYPE_CHECKING:
@@ -423,7 +423,7 @@ def game_list(games: list[StoredGame]) -> list[dict[str, Any]]:
                 "seats": _("{first} vs {second}").format(first=seats[0], second=seats[1]),
                 "result": result,
                 "over": stored.result != "*",
-                "updated": format_when(stored.updated),
+                "updated": time_tag(stored.updated),
             }
         )
     return rows
@@ -467,7 +467,7 @@ def lobby_list(
                 "bot": maker is not None and maker in bots,
                 "side": game.player_name(seat),
                 "colour": game.colours[seat],
-                "since": format_when(stored.updated),
+                "since": time_tag(stored.updated),
                 "rated": stored.rated,
                 "range": None
                 if span is None
@@ -982,6 +982,6 @@ def challenge_row(challenge: Challenge) -> dict[str, Any]:
         "status": challenge.status,
         "state": states.get(challenge.status, challenge.status),
         "reason": challenge.reason,
-        "expires": format_when(challenge.expires),
+        "expires": time_tag(challenge.expires),
         "game_id": challenge.game_id,
     }

@@ -5,6 +5,8 @@
 // pages keep theirs the same way; a challenge accepted answers with its game, where
 // the page goes.
 
+import { localTimes } from "./times.js";
+
 // ms between two looks while all is well (a challenger waiting for the answer: less)
 const EVERY = Number(document.getElementById("waiting").dataset.every) || 5000;
 const LONGEST = 60000; // ms between two looks at most, after failures
@@ -37,6 +39,7 @@ async function look() {
     }
     const page = new DOMParser().parseFromString(await answer.text(), "text/html");
     const fresh = page.getElementById("waiting");
+    if (fresh) localTimes(fresh); // as the list on the page shows them
     if (fresh && fresh.innerHTML !== list.innerHTML) {
       const focused = document.activeElement?.getAttribute("formaction");
       list.replaceChildren(...fresh.childNodes);
