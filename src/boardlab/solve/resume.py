@@ -30,8 +30,9 @@ import numpy as np
 
 from boardlab.core.files import atomic_file, write_atomic
 
-#: Seconds between two copies of a build's values (a copy of 2.5 GB takes a few seconds).
-EVERY = 120.0
+#: Seconds between two copies of a build's values: a copy of 2.5 GB takes seconds on an
+#: idle machine and minutes on a busy one, where a builder at nice 10 waits for the cores.
+EVERY = 300.0
 CHUNK = 1 << 26  # bytes written at a time
 
 
