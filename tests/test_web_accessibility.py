@@ -42,13 +42,17 @@ FORBIDDEN = {"serious", "critical"}
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The app on a SQLite file (accounts need a database) with one AI worker, served
-    in a thread."""
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A SQLite file: accounts need a database."""
+    return f"sqlite:///{tmp_path_factory.mktemp('pages') / 'boardlab.db'}"
+
+
+@pytest.fixture(scope="module")
+def url(database: str) -> Iterator[str]:
+    """The app on ``database`` with one AI worker, served in a thread."""
     from boardlab.web.app import create_app
 
-    db = f"sqlite:///{tmp_path_factory.mktemp('pages') / 'boardlab.db'}"
-    with served_in_thread(create_app(db, workers=1, limits=TESTING)) as served:
+    with served_in_thread(create_app(database, workers=1, limits=TESTING)) as served:
         yield served
 
 
@@ -77,7 +81,7 @@ def wait_ready(page: Any, acts: bool) -> None:
 
 
 @pytest.fixture(scope="module")
-def world(browser: Any, url: str) -> Iterator[World]:
+def world(browser: Any, url: str, database: str) -> Iterator[World]:
     """One player's games of every kind, a friend seated online, a spectator, a game in
     the lobby and an open invitation."""
     made = World(url)
@@ -153,6 +157,16 @@ def world(browser: Any, url: str) -> Iterator[World]:
         )
         assert signed.status == 303, signed.text()
         made.paths["account"] = ("member", "/account")
+        from boardlab.web.admin import AdminStore
+        from boardlab.web.store import Store
+
+        store = Store(database, upgrade=None)
+        try:
+            AdminStore(store).mark("Ana_b")  # as the host does: boardlab accounts admin
+        finally:
+            store.engine.dispose()
+        assert member.request.get(f"{url}/admin").status == 200  # the page, not a refusal
+        made.paths["admin"] = ("member", "/admin")
         # a seek for players rated near the member's rating, greyed for a guest
         seek = {"opponent": "online", "seat": "0", "lobby": "true", "range": "200"}
         sought = member.request.post(f"{url}/new/linja", form=seek, max_redirects=0)
@@ -285,6 +299,7 @@ KINDS = [
     "signup",
     "signin",
     "account",
+    "admin",
     "challenges",
     "challenge",
 ]
