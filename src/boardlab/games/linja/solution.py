@@ -59,8 +59,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic, overload
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
@@ -83,6 +85,9 @@ from boardlab.games.linja.kernel import (
     full_rows,
     params,
     sides_passed,
+)
+from boardlab.games.linja.kernel import (
+    LOW as LOWEST,
 )
 from boardlab.games.linja.rules import BLACK, CAPACITY, PIECES, POSITIVE, ROWS, SIGNED, LinjaState
 from boardlab.solve.tables import (
@@ -108,8 +113,11 @@ FLAT_FORMAT = 1
 
 EARNED = 64  # extra turns one turn can earn: 7 openings x 8 follow-ups at most
 MAX_LEAVES = 4096  # turn ends of one position: at most 7 * 8 * 7 * 8 under extra-turn
-SPREAD = 7919  # a prime that does not divide COMPOSITIONS = 2² · 3 · 13 · 17 · 19
+CHUNK = 16  # tasks (columns) a thread takes at a time
 HALF = 13**4  # index of 4 counts 0..12, base 13
+#: The options ``params`` gives, as an array or as a tuple of its numbers (the solver's
+#: loop takes the tuple: constants it keeps in registers)
+Rules = np.ndarray | tuple[int, ...]
 
 
 # ---------------------------------------------------------------------- compositions
@@ -178,19 +186,22 @@ def turned(w: int) -> int:
     return ((w & 0xFFFFFFFF) << 32) | ((w >> 32) & 0xFFFFFFFF)
 
 
-@njit(cache=True)
-def _valid(m: int, o: int) -> bool:
-    """No field row holds more than its capacity (``o`` in the mover's coordinates)."""
-    for r in range(1, ROWS - 1):  # noqa: SIM110 (numba compiles loops, not all())
-        if ((m >> (8 * r)) & 0xFF) + ((o >> (8 * r)) & 0xFF) > CAPACITY:
-            return False
-    return True
+#: Added to both sides' counts summed (at most 24 a row: no carry into the next byte),
+#: bit 6 of a row's byte is set when the row holds more than its capacity; the field rows.
+OVER_CAPACITY = (0x40 - CAPACITY - 1) * 0x0101010101010101
+FIELD_BIT_6 = 0x0040404040404000
 
 
 @njit(cache=True, inline="always")
-def _difference(m: int, x: int, p: np.ndarray) -> int:
+def _valid(m: int, o: int) -> bool:
+    """No field row holds more than its capacity (``o`` in the mover's coordinates)."""
+    return (m + o + OVER_CAPACITY) & FIELD_BIT_6 == 0
+
+
+@njit(cache=True, inline="always")
+def _difference(m: int, x: int, rules: Rules) -> int:
     """Mover's points minus the opponent's (``x``: the opponent in the mover's rows)."""
-    table = POSITIVE_POINTS if p[P_POSITIVE] else SIGNED_POINTS
+    table = POSITIVE_POINTS if rules[P_POSITIVE] else SIGNED_POINTS
     total = 0
     for r in range(ROWS):
         total += (((m >> (8 * r)) & 0xFF) - ((x >> (8 * (ROWS - 1 - r))) & 0xFF)) * table[r]
@@ -202,157 +213,251 @@ def _moved(w: int, origin: int, to: int) -> int:
     return w + (1 << (8 * to)) - (1 << (8 * origin))
 
 
+# ---------------------------------------------------------------------- the turn generator
+def _code_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A composition's *code*: the counts of rows 0-3 as base-13 digits in bits 0-15, those
+    of rows 4-7 in bits 16-31. Moving a piece from row a to row b adds ``CODE_OF_ROW[b] -
+    CODE_OF_ROW[a]``, and ``RANK_OF_LOW[code & 0xFFFF] + RANK_OF_HIGH[code >> 16]`` is
+    ``rank``: the generator ranks a turn's end with one addition and two lookups (small
+    tables that stay in cache) instead of reading its 8 counts."""
+    of_row = np.array([13**r if r < 4 else 13 ** (r - 4) << 16 for r in range(ROWS)])
+    digits = np.arange(HALF)[:, None] // 13 ** np.arange(4) % 13
+    low_total = np.minimum(digits.sum(axis=1), PIECES)  # beyond 12: never a composition
+    of_low = RANK_BASE[low_total] + RANK_LOW * RANK_SPAN[PIECES - low_total]
+    counts = (UNRANK[:, None] >> (8 * np.arange(ROWS))) & 0xFF
+    return of_row, of_low.astype(np.int32), RANK_LOW.astype(np.int32), counts @ of_row
+
+
+CODE_OF_ROW, RANK_OF_LOW, RANK_OF_HIGH, CODES = _code_tables()
+NO_TURN = 1000  # what a turn without an opening reports: above every value
+
+
 @njit(cache=True, inline="always")
-def _end(
-    values: np.ndarray, m: int, x: int, x0: int, o_rank: int, p: np.ndarray, acc: np.ndarray
-) -> None:
-    """A turn ends with mover ``m`` and opponent ``x`` (in the mover's rows): record it,
-    or score it against the best so far (``x0``/``o_rank``: the opponent at the start)."""
-    count = acc[1]
-    if count >= 0:  # recording
-        acc[2 + 2 * count] = m
-        acc[3 + 2 * count] = turned(x)
-        acc[1] = count + 1
-        return
-    if sides_passed(m, x):
-        v = _difference(m, x, p)
-    else:
-        opponent = o_rank if x == x0 else rank(turned(x))
-        v = -values[opponent * COMPOSITIONS + rank(m)]
-    if v > acc[0]:
-        acc[0] = v
+def _coded_rank(code: int) -> int:
+    return int(RANK_OF_LOW[code & 0xFFFF]) + int(RANK_OF_HIGH[code >> 16])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _lowest_bit(mask: int) -> int:
+    """The lowest set bit of a mask of at most 16 bits."""
+    low = mask & 0xFF
+    return int(LOWEST[low]) if low else 8 + int(LOWEST[mask >> 8])
+
+
+def _end(out: np.ndarray, row: int, code: int, m: int, x: int) -> int:
+    """A turn ends with mover ``m`` (``code``) and opponent ``x`` (in the mover's rows):
+    its value for the opponent, who moves next (``out`` the table, ``row`` the offset of
+    the opponent's row in it), or, recording (``out`` of int64 pairs), the end noted in
+    ``out[1 + k]`` (``out[0, 0]``: the count so far) and NO_TURN, which no minimum takes.
+    Compiled for each kind of ``out``: the solver's loop has no branch for recording."""
+    raise NotImplementedError  # numba's overload below is what runs
+
+
+@overload(_end, inline="always")
+def _end_compiled(out: Any, row: Any, code: Any, m: Any, x: Any) -> Any:
+    if out.ndim == 1:
+
+        def read(out: Any, row: Any, code: Any, m: Any, x: Any) -> Any:
+            return int(out[row + _coded_rank(code)])
+
+        return read
+
+    def record(out: Any, row: Any, code: Any, m: Any, x: Any) -> Any:
+        count = out[0, 0] + 1
+        out[count, 0] = m
+        out[count, 1] = turned(x)
+        out[0, 0] = count
+        return NO_TURN
+
+    return record
+
+
+@njit(cache=True, inline="always")
 def _bonus(
-    values: np.ndarray, m: int, x: int, x0: int, o_rank: int, p: np.ndarray, acc: np.ndarray
-) -> None:
-    """Every bonus: an own piece one row forward or back, an opponent piece (nasty), or
-    ``pass``; the kernel's masks decide which moves are legal."""
-    mine, theirs = bonus_masks(m, x, 0, p[P_GOAL_STEP_BACK], p[P_NASTY])
-    for bit in range(16):
+    out: np.ndarray, row: int, m: int, code: int, x: int, opponent: int, rules: Rules
+) -> int:
+    """Every bonus after mover ``m`` (``code``) against ``x`` (``opponent``: its code in its
+    own rows): ``pass``, an own piece one row forward or back, an opponent piece (nasty),
+    as the kernel's masks allow; the least value the opponent is left with."""
+    low = _end(out, row, code, m, x)
+    mine, theirs = bonus_masks(m, x, 0, rules[P_GOAL_STEP_BACK], rules[P_NASTY])
+    while mine:
+        bit = _lowest_bit(mine)
+        mine &= mine - 1
         origin = bit >> 1
         to = origin - 1 + 2 * (bit & 1)
-        if mine >> bit & 1:
-            _end(values, _moved(m, origin, to), x, x0, o_rank, p, acc)
-        if theirs >> bit & 1:
-            _end(values, m, _moved(x, origin, to), x0, o_rank, p, acc)
-    _end(values, m, x, x0, o_rank, p, acc)
+        moved = code + CODE_OF_ROW[to] - CODE_OF_ROW[origin]
+        low = min(low, _end(out, row, moved, _moved(m, origin, to), x))
+    while theirs:
+        bit = _lowest_bit(theirs)
+        theirs &= theirs - 1
+        origin = bit >> 1
+        to = origin - 1 + 2 * (bit & 1)
+        # The opponent's row r is its own row 7 - r: its row in the table changes.
+        pushed = opponent + CODE_OF_ROW[ROWS - 1 - to] - CODE_OF_ROW[ROWS - 1 - origin]
+        low = min(
+            low, _end(out, _coded_rank(pushed) * COMPOSITIONS, code, m, _moved(x, origin, to))
+        )
+    return low
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _part(
-    values: np.ndarray,
+    out: np.ndarray,
+    row: int,
     m: int,
+    code: int,
     x: int,
-    x0: int,
-    o_rank: int,
-    p: np.ndarray,
+    opponent: int,
+    rules: Rules,
     extra: int,
-    acc: np.ndarray,
     earned: np.ndarray,
-) -> int:
+) -> tuple[int, int]:
     """Every way a turn (or its extra turn, ``extra``) goes on from its opening, as the
-    kernel's ``_step`` plays it. An extra turn earned is not walked here but left in
-    ``earned``; returns how many, or -1 when there is no opening."""
-    full = full_rows(m + x)
-    openings = forward_sources(m, 0, full, 1)
+    kernel's ``_step`` plays it: the least value the opponent is left with, and the extra
+    turns earned (left in ``earned``, word and code, not walked here), -1 when there is
+    no opening."""
+    both = m + x
+    openings = forward_sources(m, 0, full_rows(both), 1)
     if not openings:
-        return -1
+        return NO_TURN, -1
+    low = NO_TURN
     extras = 0
-    for origin in range(ROWS - 1):
-        if not openings >> origin & 1:
-            continue
+    while openings:
+        origin = int(LOWEST[openings])
+        openings &= openings - 1
         to = origin + 1
-        before = ((m + x) >> (8 * to)) & 0xFF  # what stood in the row
+        before = (both >> (8 * to)) & 0xFF  # what stood in the row
         m1 = _moved(m, origin, to)
-        n = follow_up_count(before, to == ROWS - 1, p[P_EXTRA_TURN], p[P_BONUS_AFTER_OPENING])
-        if n == BONUS_INSTEAD:
-            _bonus(values, m1, x, x0, o_rank, p, acc)
-            continue
-        follow = forward_sources(m1, 0, full_rows(m1 + x), n) if n else 0
-        if not follow:  # no follow-up, or it is forfeited
-            _end(values, m1, x, x0, o_rank, p, acc)
-            continue
-        for source in range(ROWS - 1):
-            if not follow >> source & 1:
-                continue
+        code1 = code + CODE_OF_ROW[to] - CODE_OF_ROW[origin]
+        n = follow_up_count(
+            before, to == ROWS - 1, rules[P_EXTRA_TURN], rules[P_BONUS_AFTER_OPENING]
+        )
+        # An opening earns one bonus at most (into the goal, or a follow-up of exactly N
+        # steps into it from the one row N below): walked after its follow-ups.
+        bonus, bonus_code = (m1, code1) if n == BONUS_INSTEAD else (-1, 0)
+        both1 = m1 + x
+        follow = forward_sources(m1, 0, full_rows(both1), n) if n > 0 else 0
+        if not follow and n != BONUS_INSTEAD:  # no follow-up, or it is forfeited
+            low = min(low, _end(out, row, code1, m1, x))
+        while follow:
+            source = int(LOWEST[follow])
+            follow &= follow - 1
             dest = min(source + n, ROWS - 1)
-            empty = (((m1 + x) >> (8 * dest)) & 0xFF) == 0
+            empty = ((both1 >> (8 * dest)) & 0xFF) == 0
             m2 = _moved(m1, source, dest)
+            code2 = code1 + CODE_OF_ROW[dest] - CODE_OF_ROW[source]
             what = after_follow_up(
-                source + n == ROWS - 1, empty and dest != ROWS - 1, extra, p[P_EXTRA_TURN]
+                source + n == ROWS - 1, empty and dest != ROWS - 1, extra, rules[P_EXTRA_TURN]
             )
             if what == EARNS_EXTRA:
-                earned[extras] = m2
+                earned[extras, 0] = m2
+                earned[extras, 1] = code2
                 extras += 1
             elif what == EARNS_BONUS:
-                _bonus(values, m2, x, x0, o_rank, p, acc)
+                bonus, bonus_code = m2, code2
             else:
-                _end(values, m2, x, x0, o_rank, p, acc)
-    return extras
+                low = min(low, _end(out, row, code2, m2, x))
+        if bonus >= 0:
+            low = min(low, _bonus(out, row, bonus, bonus_code, x, opponent, rules))
+    return low, extras
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _turn(
-    values: np.ndarray,
+    out: np.ndarray,
+    row: int,
     m: int,
+    code: int,
     x: int,
-    x0: int,
-    o_rank: int,
-    p: np.ndarray,
-    acc: np.ndarray,
+    opponent: int,
+    rules: Rules,
     earned: np.ndarray,
-) -> bool:
-    """Every way the turn goes, extra turns included; False when there is no opening.
-    ``earned``: scratch for 56 extra turns (7 openings x 8 follow-ups)."""
-    extras = _part(values, m, x, x0, o_rank, p, 0, acc, earned)
-    if extras < 0:
-        return False
-    for k in range(extras):
-        # The extra turn; with no opening in it the player passes, ending the turn.
-        if _part(values, earned[k], x, x0, o_rank, p, 1, acc, earned) < 0:
-            _end(values, earned[k], x, x0, o_rank, p, acc)
-    return True
+) -> int:
+    """Every way the turn goes, extra turns included: the least value it leaves the
+    opponent, NO_TURN when there is no opening. ``earned``: scratch for ``EARNED``. The
+    turn, then each extra turn it earned, in one loop: one copy of ``_part`` inlined."""
+    low = NO_TURN
+    extras = 0
+    k = -1
+    while k < extras:
+        mover, mover_code = (m, code) if k < 0 else (earned[k, 0], earned[k, 1])
+        after, more = _part(out, row, mover, mover_code, x, opponent, rules, int(k >= 0), earned)
+        if more < 0:  # no opening
+            if k < 0:
+                return NO_TURN
+            after = _end(out, row, mover_code, mover, x)  # the extra turn is passed
+        else:
+            extras += more  # the extra turns earn none
+        low = min(low, after)
+        k += 1
+    return low
 
 
 @njit(cache=True)
-def turn_ends(m: int, o: int, p: np.ndarray, acc: np.ndarray) -> int:
+def turn_ends(m: int, o: int, rules: Rules, acc: np.ndarray) -> int:
     """Every way the turn of mover ``m`` against ``o`` (each in its own rows) can end:
     ``acc[2 + 2k], acc[3 + 2k]`` = (mover, opponent) after the k-th sequence of actions,
     one per sequence (two may end alike); the count, or -1 when the turn is a pass.
     ``acc`` needs ``2 + 2 * MAX_LEAVES`` entries."""
-    acc[1] = 0
-    earned = np.empty(EARNED, dtype=np.int64)
-    if not _turn(np.empty(0, dtype=np.int8), m, turned(o), turned(o), 0, p, acc, earned):
-        return -1
-    return int(acc[1])
+    ends = np.zeros((MAX_LEAVES + 1, 2), dtype=np.int64)
+    earned = np.empty((EARNED, 2), dtype=np.int64)
+    _turn(ends, 0, m, CODES[rank(m)], turned(o), CODES[rank(o)], rules, earned)
+    count = ends[0, 0]
+    acc[1] = count
+    acc[2 : 2 + 2 * count] = ends[1 : 1 + count].ravel()
+    return int(count) if count else -1
 
 
 @njit(cache=True)
-def _best(values: np.ndarray, m: int, o: int, o_rank: int, p: np.ndarray, acc: np.ndarray) -> int:
-    """The value of the best turn, or -1000 when the mover has no opening."""
-    acc[0] = -1000
-    acc[1] = -1
-    x = turned(o)
-    if not _turn(values, m, x, x, o_rank, p, acc, acc[2:]):
-        return -1000
-    return int(acc[0])
+def _reply(
+    values: np.ndarray,
+    row: int,
+    m: int,
+    code: int,
+    x: int,
+    opponent: int,
+    rules: Rules,
+    earned: np.ndarray,
+) -> int:
+    """``_turn`` compiled on its own, for the turns after a pass: they are few, and
+    ``_value`` stays small."""
+    return _turn(values, row, m, code, x, opponent, rules, earned)
 
 
-@njit(cache=True)
-def value_at(values: np.ndarray, m: int, o: int, p: np.ndarray, acc: np.ndarray) -> int:
-    """The value of mover ``m`` against ``o`` at the start of a turn with no pass before
-    it, from the values of every higher level (``acc``: ``2 + EARNED`` entries of scratch)."""
+@njit(cache=True, inline="always")
+def _value(
+    values: np.ndarray, m: int, mover: int, o: int, opponent: int, rules: Rules, earned: np.ndarray
+) -> int:
+    """The value of mover ``m`` (rank ``mover``) against ``o`` (rank ``opponent``), each in
+    its own rows, at the start of a turn with no pass before it, from the values of every
+    higher level."""
     x = turned(o)
     if sides_passed(m, x):
-        return _difference(m, x, p)
-    best = _best(values, m, o, rank(o), p, acc)
-    if best > -1000:
-        return best
+        return _difference(m, x, rules)
+    low = _turn(values, opponent * COMPOSITIONS, m, CODES[mover], x, CODES[opponent], rules, earned)
+    if low < NO_TURN:
+        return -low
     # The mover passes; the opponent moves on, or passes too and the game is over.
-    reply = _best(values, o, m, rank(m), p, acc)
-    return -reply if reply > -1000 else _difference(m, x, p)
+    reply = _turn(
+        values, mover * COMPOSITIONS, o, CODES[opponent], turned(m), CODES[mover], rules, earned
+    )
+    return reply if reply < NO_TURN else _difference(m, x, rules)
+
+
+def _fetch_and_add(typingctx: Any, counter: Any) -> tuple[Any, Any]:
+    """``counter[0]``, then one more, in one atomic step: threads take the next chunk of a
+    level as they become free, so a thread slowed by other work is not waited for."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        one = context.get_constant(types.int64, 1)
+        return builder.atomic_rmw("add", array.data, one, "monotonic")
+
+    return types.int64(counter), codegen
+
+
+_take: Any = intrinsic(_fetch_and_add)
 
 
 @njit(cache=True, parallel=True)
@@ -360,48 +465,59 @@ def _solve_level(
     values: np.ndarray,
     level: int,
     goals: int,
-    p: np.ndarray,
+    rules: Rules,
     progress: np.ndarray,
     in_goal: np.ndarray,
     order: np.ndarray,
     starts: np.ndarray,
-) -> int:
-    """Every position of progress ``level`` with ``goals`` pieces in goals, a column of
-    the table (one opponent) per task: the positions of a column read the row of that
-    opponent, which stays in cache."""
-    done = 0
-    for task in prange(COMPOSITIONS):
-        # Interleaved, so that each thread's share of the tasks holds as much work.
-        o = task * SPREAD % COMPOSITIONS
-        pm = level - progress[o]
-        gm = goals - in_goal[o]
-        if pm < 0 or pm > MAX_PROGRESS or gm < 0 or gm > PIECES:
-            continue
-        bucket = pm * (PIECES + 1) + gm
-        if starts[bucket] == starts[bucket + 1]:
-            continue
-        ow = UNRANK[o]
-        opposite = turned(ow)
-        acc = np.empty(2 + EARNED, dtype=np.int64)
-        for k in range(starts[bucket], starts[bucket + 1]):
-            m = order[k]
-            mw = UNRANK[m]
-            if _valid(mw, opposite):
-                values[m * COMPOSITIONS + o] = value_at(values, mw, ow, p, acc)
-                done += 1
-    return done
+    first: int,
+    last: int,
+    counter: np.ndarray,
+    threads: int,
+) -> None:
+    """Every position of progress ``level`` (with ``goals`` pieces in goals, unless it is
+    -1), a column of the table (one opponent o) per task: its positions read the row of
+    o, which stays in cache. The movers of progress pm (and gm pieces in goals) are
+    ``order[starts[b]:starts[b + 1]]``, b = pm (or pm * 13 + gm); the opponents,
+    ``order[first:last]``, are taken in that order too, a chunk at a time by whichever
+    thread is free: neighbouring tasks have the same movers, so a task writes to the
+    cache lines the one before it wrote to (one per mover)."""
+    chunks = (last - first + CHUNK - 1) // CHUNK
+    counter[0] = 0
+    for _worker in prange(threads):
+        earned = np.empty((EARNED, 2), dtype=np.int64)
+        chunk = _take(counter)
+        while chunk < chunks:
+            for task in range(first + chunk * CHUNK, min(first + (chunk + 1) * CHUNK, last)):
+                o = order[task]
+                pm = level - progress[o]
+                bucket = pm
+                if goals >= 0:
+                    gm = goals - in_goal[o]
+                    if gm < 0 or gm > PIECES:
+                        continue
+                    bucket = pm * (PIECES + 1) + gm
+                ow = UNRANK[o]
+                x = turned(ow)
+                for k in range(starts[bucket], starts[bucket + 1]):
+                    m = order[k]
+                    mw = UNRANK[m]
+                    if _valid(mw, x):
+                        values[m * COMPOSITIONS + o] = _value(values, mw, m, ow, o, rules, earned)
+            chunk = _take(counter)
 
 
-def _levels() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _levels(by_goals: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each composition's progress and pieces in the goal, and the compositions grouped
-    by (progress, goals): ``order[starts[b]:starts[b + 1]]`` for bucket b."""
+    by progress (and goals, ``by_goals``): ``order[starts[b]:starts[b + 1]]`` for bucket b."""
     counts = (UNRANK[:, None] >> (8 * np.arange(ROWS))) & 0xFF
     progress = (counts * np.arange(ROWS)).sum(axis=1)
     in_goal = counts[:, ROWS - 1]
-    bucket = progress * (PIECES + 1) + in_goal
+    bucket = progress * (PIECES + 1) + in_goal if by_goals else progress
     order = np.argsort(bucket, kind="stable").astype(np.int64)
-    starts = np.searchsorted(bucket[order], np.arange((MAX_PROGRESS + 1) * (PIECES + 1) + 1))
-    return progress, in_goal, order, starts.astype(np.int64)
+    size = (MAX_PROGRESS + 1) * (PIECES + 1 if by_goals else 1)
+    starts = np.searchsorted(bucket[order], np.arange(size + 1))
+    return progress.astype(np.int64), in_goal.astype(np.int64), order, starts.astype(np.int64)
 
 
 def _blank_table(huge: bool) -> np.ndarray:
@@ -424,13 +540,38 @@ def solve_values(
     """Fill the table from the top level down to ``lowest`` (0: all of it). A table cut
     short is exact at every level it reached, which lets tests solve endings alone.
     ``top`` below ``TOP_LEVEL``: the levels above it are in ``values`` already (a build
-    resumed); ``progress`` still counts the levels from the top."""
+    resumed); ``progress`` still counts the levels from the top.
+
+    A level is one sweep, except under ``bonus_after_opening`` (an opening into the goal
+    and a bonus back keep the progress): then one sweep per count of pieces in goals,
+    from the most down."""
     if values is None:
         values = _blank_table(huge=lowest == 0)
-    prog, in_goal, order, starts = _levels()
+    rules = tuple(int(option) for option in p)
+    by_goals = bool(rules[P_BONUS_AFTER_OPENING]) and not rules[P_EXTRA_TURN]
+    prog, in_goal, order, starts = _levels(by_goals)
+    width = PIECES + 1 if by_goals else 1  # buckets a progress
+    counter = np.zeros(1, dtype=np.int64)
+    threads = numba.get_num_threads()
     for level in range(top, lowest - 1, -1):
-        for goals in range(MAX_GOALS, -1, -1):
-            _solve_level(values, level, goals, p, prog, in_goal, order, starts)
+        # the opponents whose progress leaves the mover 0 to 84
+        first = starts[max(0, level - MAX_PROGRESS) * width]
+        last = starts[(min(MAX_PROGRESS, level) + 1) * width]
+        for goals in range(MAX_GOALS, -1, -1) if by_goals else (-1,):
+            _solve_level(
+                values,
+                level,
+                goals,
+                rules,
+                prog,
+                in_goal,
+                order,
+                starts,
+                first,
+                last,
+                counter,
+                threads,
+            )
         if progress:
             progress(TOP_LEVEL - level + 1, TOP_LEVEL - lowest + 1)
     return values
