@@ -249,7 +249,9 @@ def _end(out: np.ndarray, row: int, code: int, m: int, x: int) -> int:
     its value for the opponent, who moves next (``out`` the table, ``row`` the offset of
     the opponent's row in it), or, recording (``out`` of int64 pairs), the end noted in
     ``out[1 + k]`` (``out[0, 0]``: the count so far) and NO_TURN, which no minimum takes.
-    Compiled for each kind of ``out``: the solver's loop has no branch for recording."""
+    Compiled for each kind of ``out``: the solver's loop has no branch for recording. An
+    end where the sides have passed each other is read from the table too: it holds
+    their point difference there (``_value``), from the other side, as it is wanted."""
     raise NotImplementedError  # numba's overload below is what runs
 
 
