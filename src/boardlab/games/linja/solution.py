@@ -651,7 +651,7 @@ def missing_table(game: Linja, path: Path) -> str:
     options = "".join(f" --option {a}" for a in game.option_assignments())
     return _(
         "no Linja table for these rules at {path}: build it with `boardlab solve "
-        "linja{options}` (about 15 minutes on 2 cores with 2.5 GB of memory; a file of 0.34 GB)"
+        "linja{options}` (about 5 minutes on 2 cores with 2.5 GB of memory; a file of 0.34 GB)"
     ).format(path=path, options=options)
 
 
