@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.core.files import atomic_file, write_atomic
+from boardlab.solve.tables import write_sparse
 
 #: Seconds between two copies of a build's values: a copy of 2.5 GB takes seconds on an
 #: idle machine and minutes on a busy one, where a builder at nice 10 waits for the cores.
@@ -83,16 +84,9 @@ class Checkpoint:
         since the last copy (or ``force``); whether it copied."""
         if not force and time.monotonic() - self._saved < self.every:
             return False
-        raw = values.reshape(-1).view(np.uint8)
         with atomic_file(self._values) as out:
-            for start in range(0, raw.size, CHUNK):
-                part = raw[start : start + CHUNK]
-                if part.any():
-                    out.write(part.data)
-                else:  # a hole: sparse on disk, read back as zeros
-                    out.seek(part.size, os.SEEK_CUR)
-            out.truncate(raw.size)
-        state = {"what": self.what, "bytes": int(raw.size), "done": int(done)}
+            write_sparse(out, values)
+        state = {"what": self.what, "bytes": int(values.nbytes), "done": int(done)}
         write_atomic(self._state, json.dumps(state, sort_keys=True))
         self._saved = time.monotonic()
         return True

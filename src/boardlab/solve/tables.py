@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -204,15 +204,22 @@ def write_table(
     block = _header_block(full)
     with atomic_file(path) as out:
         out.write(block)
-        raw = flat.view(np.uint8)
-        for start in range(0, raw.size, CHUNK):
-            part = raw[start : start + CHUNK]
-            if part.any():
-                out.write(part.data)
-            else:  # a hole: sparse on disk, read back as zeros
-                out.seek(part.size, os.SEEK_CUR)
-        out.truncate(HEADER_SIZE + raw.size)
+        write_sparse(out, flat)
     return Path(path)
+
+
+def write_sparse(out: BinaryIO, values: np.ndarray) -> None:
+    """Write ``values`` (contiguous) at ``out``'s position, a chunk of zeros only as a
+    hole: sparse on disk, read back as zeros (a partial table is mostly zeros)."""
+    raw = values.reshape(-1).view(np.uint8)
+    end = out.tell() + raw.size
+    for start in range(0, raw.size, CHUNK):
+        part = raw[start : start + CHUNK]
+        if part.any():
+            out.write(part.data)
+        else:
+            out.seek(part.size, os.SEEK_CUR)
+    out.truncate(end)
 
 
 def write_blocks(
