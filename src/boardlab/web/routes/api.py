@@ -567,11 +567,10 @@ async def delete_account(
 
 
 # ---------------------------------------------------------------------- challenges
-class ChallengeRequest(BaseModel):
-    """A challenge to the account named ``to`` (docs/web.md, Challenges)."""
+class Terms(BaseModel):
+    """The terms of a game asked for: a challenge's and a bot's seek's."""
 
     model_config = ConfigDict(extra="forbid")
-    to: StrictStr = Field(max_length=LONGEST_NAME)
     game: StrictStr = Field(max_length=40)
     options: dict[str, StrictBool | StrictInt | StrictStr] = Field(
         default_factory=dict, max_length=16
@@ -579,6 +578,12 @@ class ChallengeRequest(BaseModel):
     clock: StrictStr | None = Field(default=None, max_length=16)
     rated: StrictBool = False
     side: StrictStr = Field(default="random", max_length=16)
+
+
+class ChallengeRequest(Terms):
+    """A challenge to the account named ``to`` (docs/web.md, Challenges)."""
+
+    to: StrictStr = Field(max_length=LONGEST_NAME)
 
 
 class DeclineRequest(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import StrictInt
 
 from boardlab.core.errors import clipped
 from boardlab.core.i18n import _
@@ -19,7 +19,7 @@ from boardlab.web.challenges import read_terms
 from boardlab.web.data import RequestError, key_of, new_secret
 from boardlab.web.deps import browser_id, site_of
 from boardlab.web.pages import RATING_RANGES
-from boardlab.web.routes.api import refusals
+from boardlab.web.routes.api import Terms, refusals
 
 router = APIRouter(prefix="/api/bot")
 
@@ -48,18 +48,10 @@ async def bot_games(request: Request) -> dict[str, Any]:
     return {"games": await bots.games_in_progress(bot_of(request))}
 
 
-class SeekRequest(BaseModel):
+class SeekRequest(Terms):
     """A seek in the lobby (docs/web.md, Bots): the terms of a challenge, no one named,
     and the range of ratings it takes."""
 
-    model_config = ConfigDict(extra="forbid")
-    game: StrictStr = Field(max_length=40)
-    options: dict[str, StrictBool | StrictInt | StrictStr] = Field(
-        default_factory=dict, max_length=16
-    )
-    clock: StrictStr | None = Field(default=None, max_length=16)
-    rated: StrictBool = False
-    side: StrictStr = Field(default="random", max_length=16)
     range: StrictInt | None = None
 
 
