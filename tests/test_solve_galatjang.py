@@ -501,3 +501,12 @@ def test_solve_command_builds_verifies_and_analyze_reads_the_table(
     state = game.parse_state(position)
     best = max(exact_actions(game, state, {}).values())
     assert f"(value {best:+d})" in out
+
+
+def test_what_the_table_covers_says_the_default_seed_count() -> None:
+    """The admin page names what a default build covers: the seed count in the words is
+    the builder's own."""
+    from boardlab.games.galatjang.endgames import DEFAULT_MAX_SEEDS
+    from boardlab.games.galatjang.solver import GalatjangSolver
+
+    assert f"at most {DEFAULT_MAX_SEEDS} seeds" in GalatjangSolver.covers

@@ -23,7 +23,7 @@ ABOVE_BUDGET = 3_000_000
 
 
 class GalatjangSolver(Solver):
-    covers = N_("every last-round position with up to K seeds in the pits")
+    covers = N_("every last-round position with at most 24 seeds in the pits")  # DEFAULT_MAX_SEEDS
     needs_table = False
     sized = True
     proves_start = True
