@@ -1152,8 +1152,7 @@ class GameService:
         room.present = +room.present
         if changed and online(room.stored):
             self._tell_status(room)
-            if room.at_board(0) and room.at_board(1) and clock_stands(room.stored):
-                self._spawn(self._start_clock(room))
+            self._start_clock_when_both_came(room)
 
     def _asked(self, room: Room, viewer: Viewer) -> None:
         """A request of a player of a game online over the API, with no page open maybe
@@ -1166,6 +1165,11 @@ class GameService:
             return
         if room.asked(seats, clock.milliseconds()):
             self._tell_status(room)
+        self._start_clock_when_both_came(room)
+
+    def _start_clock_when_both_came(self, room: Room) -> None:
+        """A standing clock (a rematch's, a challenge's) runs once both players are at
+        the board, by a page or by requests (``Room.at_board``)."""
         if room.at_board(0) and room.at_board(1) and clock_stands(room.stored):
             self._spawn(self._start_clock(room))
 
