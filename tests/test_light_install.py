@@ -173,6 +173,8 @@ CASES = [
     Case("db frob", "error", "error"),
     # bots: the host's command and the client that plays a bot
     Case("bots list --db garbage://", "web", "error"),
+    Case("bots list --db sqlite:///{tmp}/bots-{n}.sqlite3", "web", "error"),  # no schema yet
+    Case("accounts admins --db sqlite:///{tmp}/admins-{n}.sqlite3", "web", "error"),
     Case("connect http://127.0.0.1:1 --token x --engine true", "web", "error"),
 ]
 IDS = [f"{n}:{case.line or '(nothing)'}" for n, case in enumerate(CASES)]

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from boardlab.web.admin import AdminStore
     from boardlab.web.store import Store, default_url
 
-    store = Store(args.db or default_url(), upgrade=None)
+    store = Store(args.db or default_url(), upgrade=False)  # a schema not current: said
     try:
         admins = AdminStore(store)
         if args.action == "admins":

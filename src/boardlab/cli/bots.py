@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from boardlab.web.bots import BotStore
     from boardlab.web.store import Store, default_url
 
-    store = Store(args.db or default_url(), upgrade=None)
+    store = Store(args.db or default_url(), upgrade=False)  # a schema not current: said
     try:
         bots = BotStore(store)
         words = list(args.words)
