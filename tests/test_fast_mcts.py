@@ -21,6 +21,7 @@ from boardlab.fast.mcts import (
     PROVEN,
     TO_ACT,
     UNKNOWN,
+    VISITS,
     CompiledSearch,
 )
 from support import minimax
@@ -83,6 +84,52 @@ def test_same_seed_same_search(game_id: str) -> None:
     assert one.iterations == 2000 and one.action in game.initial().legal_actions()
 
 
+@pytest.mark.parametrize("game_id", GAMES)
+def test_minimax_backups_are_the_minimax_of_the_evaluations(game_id: str) -> None:
+    """With ``minimax`` a visited leaf holds the kernel's evaluation of its state for the
+    player who moved into it, a proven node its proven value, and any other node the
+    best of its visited children's values, negated where the player to act changes."""
+    game = boardlab.new_game(game_id)
+    search = CompiledSearch(game, capacity=20_000, minimax=0.5)
+    search.search(game.initial_state(), seed=4, iterations=3000)
+    tree, backed, kernel = search.tree, search.backed, search.kernel
+    params = kernel.params(game)
+    states, order, leaves, inner = {0: game.initial_state()}, [0], 0, 0
+    for node in order:
+        first, count = int(tree[node, FIRST]), int(tree[node, COUNT])
+        proven = int(tree[node, PROVEN])
+        if node and proven != UNKNOWN:
+            assert backed[node] == proven
+        elif first < 0:
+            if tree[node, VISITS]:
+                encoded = kernel.encode(game, states[node])
+                assert backed[node] == kernel.evaluate(encoded, params, int(tree[node, MOVER]))
+                leaves += 1
+            continue
+        children = range(first, first + count)
+        for child in children:
+            states[child] = game.apply(states[node], int(tree[child, ACTION]))
+            order.append(child)
+        if proven == UNKNOWN:
+            seen = [c for c in children if tree[c, VISITS] or tree[c, PROVEN] != UNKNOWN]
+            best = max(backed[c] for c in seen)
+            same = tree[node, MOVER] == tree[node, TO_ACT]
+            assert backed[node] == (best if same else -best)
+            inner += 1
+    assert leaves > 100 and inner > 100
+
+
+def test_minimax_changes_the_search_and_needs_an_evaluation() -> None:
+    game = boardlab.new_game(GAMES[0])
+    plain = make_agent("mcts:tree=compiled,iterations=3000", seed=3).choose(game.initial())
+    backed = make_agent("mcts:tree=compiled,iterations=3000,minimax=0.5", seed=3)
+    assert plain.action_values != backed.choose(game.initial()).action_values
+    with pytest.raises(boardlab.BoardlabError, match="expected 0 to 1"):
+        make_agent("mcts:tree=compiled,minimax=1.5")
+    with pytest.raises(boardlab.BoardlabError, match="tree=compiled only"):
+        make_agent("mcts:minimax=0.5")
+
+
 def test_a_million_nodes_fit_in_well_under_a_gigabyte() -> None:
     game = boardlab.new_game(GAMES[0])
     search = CompiledSearch(game, capacity=1_000_000)
@@ -109,8 +156,9 @@ def test_compiled_search_and_batches_run_as_plain_python_too() -> None:
         "from boardlab.fast.batch import playouts; "
         "g = boardlab.new_game('galatjang', pits=3, seeds=2); s = g.initial_state(); "
         "r = CompiledSearch(g, capacity=5000).search(s, seed=1, iterations=300); "
+        "m = CompiledSearch(g, capacity=5000, minimax=0.5).search(s, seed=1, iterations=300); "
         "b = playouts(g, s, 50, seed=2); "
-        "print(r.action, r.value, r.iterations, b.first_wins, b.second_wins, b.actions)"
+        "print(r.action, r.value, r.iterations, m.children, b.first_wins, b.second_wins, b.actions)"
     )
     outputs = []
     for disable in ("1", "0"):

@@ -62,6 +62,27 @@ def test_its_kernel_passes_the_shipped_kernel_check() -> None:
     assert check_kernel("tictactoe", option_sets=12, games=4) > 12 * 4
 
 
+def test_a_kernel_without_an_evaluation_plays_the_compiled_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``evaluate`` is optional in a kernel: the compiled MCTS plays one without it, and
+    only the implicit minimax backups, which need it, are refused with a message."""
+    need("numba")
+    from boardlab.ai import make_agent
+
+    (tmp_path / "bare_kernel.py").write_text(
+        "from fourth_game_kernel import *  # noqa: F403\ndel evaluate  # noqa: F821\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("BOARDLAB_COMPILED", str(tmp_path / "compiled"))
+    monkeypatch.setattr(TicTacToe, "kernel", "bare_kernel")
+    game = boardlab.new_game("tictactoe")
+    choice = make_agent("mcts:tree=compiled,iterations=3000", seed=1).choose(game.initial())
+    assert choice.action in game.initial().legal_actions()
+    with pytest.raises(boardlab.BoardlabError, match="needs an evaluation in tictactoe"):
+        make_agent("mcts:tree=compiled,minimax=0.5", seed=1).choose(game.initial())
+
+
 def test_perft_command_counts_every_depth(capsys: pytest.CaptureFixture[str]) -> None:
     for depth, count in enumerate(PERFT, 1):
         status, out = run(["perft", "tictactoe", "--depth", str(depth)], capsys)

@@ -67,7 +67,10 @@ class MctsAgent(Agent):
     between moves of the same game, default 1), ``compiled`` (random rollouts by the
     game's compiled kernel when numba is installed, default 1), ``tree`` (``python``, or
     ``compiled``: the whole search in numba over flat arrays, with random rollouts and
-    no reuse, about 400 times as many iterations; compiled once per process).
+    no reuse, about 400 times as many iterations; compiled once per process),
+    ``minimax`` (with ``tree=compiled``: the weight of implicit minimax backups of the
+    game's evaluation beside the playouts' mean, 0 to 1, default 0; see
+    ``boardlab.fast.mcts``).
     Limits: iterations (default 1000),
     time, nodes (the same as iterations: one node is added per iteration); a depth
     limit does not apply to MCTS."""
@@ -80,6 +83,7 @@ class MctsAgent(Agent):
         "reuse": int,
         "compiled": int,
         "tree": str,
+        "minimax": float,
     }
 
     def __init__(self, seed: int | None = None, **settings: Any) -> None:
@@ -104,6 +108,15 @@ class MctsAgent(Agent):
             )
         if self.tree == "compiled" and self.rollout_kind != "random":
             raise BoardlabError(_("agent 'mcts' with tree=compiled plays random rollouts only"))
+        self.minimax = float(settings.get("minimax", 0.0))
+        if not 0 <= self.minimax <= 1:
+            raise BoardlabError(
+                _("bad minimax {value!r} for agent 'mcts': expected 0 to 1").format(
+                    value=settings["minimax"]
+                )
+            )
+        if self.minimax and self.tree != "compiled":
+            raise BoardlabError(_("agent 'mcts' plays minimax with tree=compiled only"))
         if self.tree == "compiled":
             require("fast", _("agent 'mcts' with tree=compiled"))
         self._compiled_search: Any = None
@@ -182,7 +195,7 @@ class MctsAgent(Agent):
         seed = rng.getrandbits(63)
         with self._compiled_lock:
             if self._compiled_search is None or self._compiled_search.game != game:
-                self._compiled_search = CompiledSearch(game, c=self.c)
+                self._compiled_search = CompiledSearch(game, c=self.c, minimax=self.minimax)
             found = self._compiled_search.search(
                 position.state, seed, iterations=budget, seconds=limit.time
             )

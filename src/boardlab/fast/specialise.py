@@ -48,10 +48,12 @@ def specialised(
     parallel: bool = False,
     inline: bool = False,
     helpers: tuple[Any, ...] = (),
+    defaults: tuple[tuple[str, Any], ...] = (),
 ) -> Any:
     """``template`` (a compiled function whose first parameters are ``names``) with the
     functions of the same names from the module ``kernel`` bound in, as a function of the
-    remaining parameters, compiled and cached on disk.
+    remaining parameters, compiled and cached on disk. ``defaults`` (name, compiled
+    function) stand in for functions a kernel may leave out.
 
     ``helpers`` are templates of the same form that ``template`` calls (passing ``names``
     on), bound to the kernel in the same module and compiled without ``parallel``. With
@@ -60,12 +62,21 @@ def specialised(
     price of a longer first compile. A parallel template must then call them through a
     helper: numba mixes up the variables of functions inlined into a ``prange`` loop."""
     function = getattr(template, "py_func", template)
-    key = (function.__module__, function.__qualname__, kernel, names, parallel, inline, helpers)
+    key = (
+        function.__module__,
+        function.__qualname__,
+        kernel,
+        names,
+        parallel,
+        inline,
+        helpers,
+        defaults,
+    )
     if key in _LOADED:
         return _LOADED[key]
     with _BINDING:
         if key not in _LOADED:
-            _LOADED[key] = _bind(function, kernel, names, parallel, inline, helpers)
+            _LOADED[key] = _bind(function, kernel, names, parallel, inline, helpers, defaults)
     return _LOADED[key]
 
 
@@ -76,13 +87,16 @@ def _bind(
     parallel: bool,
     inline: bool,
     helpers: tuple[Any, ...],
+    defaults: tuple[tuple[str, Any], ...],
 ) -> Any:
+    module = importlib.import_module(kernel)
+    standing_in = {name: f for name, f in defaults if not hasattr(module, name)}
     if getattr(numba.config, "DISABLE_JIT", False):
-        module = importlib.import_module(kernel)
-        bound = [getattr(module, name) for name in names]
+        bound = [standing_in.get(name) or getattr(module, name) for name in names]
         return lambda *rest: function(*bound, *rest)  # plain Python
     plain = [getattr(helper, "py_func", helper) for helper in helpers]
-    return getattr(_generated(function, plain, kernel, names, parallel, inline), function.__name__)
+    generated = _generated(function, plain, kernel, names, parallel, inline, standing_in)
+    return getattr(generated, function.__name__)
 
 
 def _bound(function: Any, names: tuple[str, ...], helpers: set[str]) -> ast.FunctionDef:
@@ -115,8 +129,10 @@ def _generated(
     names: tuple[str, ...],
     parallel: bool,
     inline: bool,
+    standing_in: dict[str, Any],
 ) -> Any:
     template_module = function.__module__
+    own = [name for name in names if name not in standing_in]
     defined = {helper.__name__ for helper in helpers}
     used = sorted(
         {
@@ -139,9 +155,13 @@ def _generated(
             "from numba import njit",
             *(
                 [f"import {kernel} as kernel", ""]
-                + [f'{name} = njit(inline="always")(kernel.{name}.py_func)' for name in names]
+                + [f'{name} = njit(inline="always")(kernel.{name}.py_func)' for name in own]
                 if inline
-                else [f"from {kernel} import {', '.join(names)}"]
+                else [f"from {kernel} import {', '.join(own)}"]
+            ),
+            *(
+                f"from {f.__module__} import {f.__name__} as {name}"
+                for name, f in standing_in.items()
             ),
             *([f"from {template_module} import {', '.join(used)}"] if used else []),
             *(
