@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,6 +46,34 @@ def test_match_alternates_seats_and_replays_exactly_with_its_seed() -> None:
         assert sum(result.choices) == result.actions == len(record)
         assert min(result.choices) > 0 and min(result.seconds) > 0
     assert all(t > 0 for t in first.seconds_per_choice())
+
+
+def test_match_time_replaces_both_agents_budgets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--time`` gives every choice of both agents that time, whatever their specs'
+    budgets, and says so in each record."""
+    from boardlab.ai import AlphaBetaAgent, Limit, MctsAgent
+
+    asked: list[tuple[str, Limit | None]] = []
+    for cls in (MctsAgent, AlphaBetaAgent):
+        original = cls.choose
+
+        def spy(self: Any, position: Any, limit: Any = None, rng: Any = None, _o: Any = original):
+            asked.append((self.kind, limit))
+            return _o(self, position, limit, rng)
+
+        monkeypatch.setattr(cls, "choose", spy)
+    path = tmp_path / "games.txt"
+    args = ["match", "galatjang", "mcts:iterations=5", "alphabeta:depth=1", "-o", "pits=3"]
+    assert main([*args, "--games", "2", "--jobs", "1", "--time", "0.01", "--records", str(path)]) == 0
+    assert {kind for kind, _ in asked} == {"mcts", "alphabeta"}
+    assert {limit for _, limit in asked} == {Limit(time=0.01)}
+    records = [GameRecord.from_text(text) for text in split_records(path.read_text())]
+    assert [r.headers["Movetime"] for r in records] == ["0.01", "0.01"]
+    capsys.readouterr()
+    assert main([*args, "--time", "0"]) == 2
+    assert "bad value '0': expected a number from 0.001 to 86,400" in capsys.readouterr().err
 
 
 def test_match_refuses_bad_agents_and_options_before_playing() -> None:

@@ -44,21 +44,25 @@ AGENTS: dict[str, type[Agent]] = {
 
 #: The named levels: each an agent spec with its budget (measured strength: docs/ai.md).
 #: With numba installed the searching levels run the compiled MCTS; without it, the
-#: Python tree with heuristic rollouts stands in.
+#: Python tree with heuristic rollouts stands in. A searching level's budget is
+#: iterations (the same games on any machine), with a time it never goes past: its
+#: promise on a loaded machine, well above what it takes on an idle core.
 COMPILED_LEVELS: dict[str, str] = {
     "beginner": "greedy:noise=0.5",
     "easy": "greedy",
-    "medium": "mcts:tree=compiled,iterations=3000",
-    "hard": "mcts:tree=compiled,iterations=20000",
-    "expert": "mcts:tree=compiled,iterations=400000",
+    "medium": "mcts:tree=compiled,iterations=3000,time=0.1",
+    "hard": "mcts:tree=compiled,iterations=20000,time=0.3",
+    "expert": "mcts:tree=compiled,iterations=400000,time=2",
+    "master": "mcts:tree=compiled,minimax=0.4,iterations=350000,time=2",
     "perfect": "perfect",
 }
 PYTHON_LEVELS: dict[str, str] = {
     "beginner": "greedy:noise=0.5",
     "easy": "greedy",
-    "medium": "mcts:iterations=400,rollout=heuristic",
+    "medium": "mcts:iterations=400,rollout=heuristic,time=0.5",
     "hard": "mcts:time=1.5,rollout=heuristic",
     "expert": "mcts:time=4,rollout=heuristic",
+    "master": "mcts:time=8,rollout=heuristic",
     "perfect": "perfect",
 }
 #: The levels' names, weakest first.
@@ -70,7 +74,8 @@ LEVEL_WORDS: dict[str, tuple[str, str]] = {
     "easy": (N_("easy"), N_("takes what it sees")),
     "medium": (N_("medium"), N_("a short search")),
     "hard": (N_("hard"), N_("a deeper search")),
-    "expert": (N_("expert"), N_("the strongest search, a few seconds a move")),
+    "expert": (N_("expert"), N_("a long search, about a second a move")),
+    "master": (N_("master"), N_("the strongest search, playouts and judgement together")),
     "perfect": (N_("perfect"), N_("exact play from the solver's table")),
 }
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardlab.ai import make_agent
-from boardlab.ai.base import AgentFault
+from boardlab.ai.base import AgentFault, Limit
 from boardlab.arena.backends import Backend, LocalBackend
 from boardlab.arena.openings import Openings
 from boardlab.arena.stats import Score
@@ -69,10 +69,13 @@ def play_game(
     index: int,
     seed: int,
     start: str | None = None,
+    seconds: float | None = None,
 ) -> GameResult:
     """Game ``index`` of a match: A sits first in even games. Agents are seeded from
-    ``seed`` and the index, so a match replays exactly with the same seed. ``start`` is
-    a position string to begin from (an opening), else the start."""
+    ``seed`` and the index, so a match replays exactly with the same seed (unless
+    ``seconds``, a time per action for both agents in place of their own budgets, rules
+    their searches). ``start`` is a position string to begin from (an opening), else the
+    start."""
     game = new_game(game_id, dict(options))
     a_first = index % 2 == 0
     agents = [
@@ -90,15 +93,17 @@ def play_game(
             "Event": f"boardlab match {agent_a} vs {agent_b}",
             "Round": str(index + 1),
             "Seed": str(seed),
+            **({"Movetime": f"{seconds:g}"} if seconds else {}),
         },
     )
+    limit = Limit(time=seconds) if seconds else None
     seconds, choices = [0.0, 0.0], [0, 0]
     while not record.is_over():
         position = record.position
         seat = position.to_act
         began = time.perf_counter()
         try:
-            choice = seats[seat].choose(position)
+            choice = seats[seat].choose(position, limit)
         except AgentFault as fault:  # the game is lost, the match goes on
             record.resign(seat, "forfeit", str(fault))
             break
@@ -133,12 +138,14 @@ def play_match(
     stop: Callable[[list[GameResult]], bool] | None = None,
     backend: Backend | None = None,
     openings: Openings | None = None,
+    seconds: float | None = None,
 ) -> MatchResult:
     """Play ``games`` games on ``backend`` (default: ``jobs`` local processes, every core
     if not given), a few at a time ahead of the results; ``stop`` is asked after each
     result whether to end the match there (an SPRT's verdict): games still running are
     then left out. Games 2k and 2k + 1 form pair k, the seats swapped, both from the
-    ``openings``' k-th (default: the start)."""
+    ``openings``' k-th (default: the start). ``seconds``: both agents' time per action,
+    in place of their own budgets."""
     options = dict(options or {})
     game = new_game(game_id, options)  # refuse bad options before starting processes
     make_agent(agent_a, game=game_id).check(game)
@@ -147,7 +154,7 @@ def play_match(
     results: list[GameResult] = []
     openings = openings or Openings()
     tasks = (
-        (game_id, options, agent_a, agent_b, index, seed, openings.of_pair(index // 2))
+        (game_id, options, agent_a, agent_b, index, seed, openings.of_pair(index // 2), seconds)
         for index in range(games)
     )
     with closing(backend.unordered(play_game, tasks)) as finished:

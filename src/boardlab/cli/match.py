@@ -44,6 +44,15 @@ def add(commands: Commands) -> argparse.ArgumentParser:
     option_flag(match)
     openings_flags(match)
     parallel(match)
+    match.add_argument(
+        "--time",
+        type=within(float, 0.001, 86_400),
+        metavar="SECONDS",
+        help=_(
+            "both agents think SECONDS for every action, in place of the budgets their specs "
+            "or levels name (a level's iterations, an alpha-beta's nodes)"
+        ),
+    )
     match.add_argument("--seed", type=SEED, default=0, metavar="S")
     match.add_argument("--records", metavar="FILE", help=_("write every game's record to FILE"))
     match.add_argument(
@@ -101,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
                 stop=decided,
                 backend=backend,
                 openings=openings,
+                seconds=args.time,
             )
     score = result.score
     low, high = score.interval()

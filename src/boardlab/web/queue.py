@@ -61,9 +61,9 @@ QUICK_WORK: dict[tuple[str, str], int] = {
     ("alphabeta", "python"): 20_000,
     ("alphabeta", "compiled"): 1_000_000,
 }
-#: The levels that search for seconds whatever their spec: the strongest search, and the
+#: The levels that search for seconds whatever their spec: the strongest searches, and the
 #: perfect player, which falls back on it where its table does not reach.
-SLOW_LEVELS = frozenset({"expert", "perfect"})
+SLOW_LEVELS = frozenset({"expert", "master", "perfect"})
 
 
 class QueueFullError(BoardlabError):
