@@ -10,8 +10,6 @@ a tournament started again with the same settings and file plays only the games 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
@@ -25,9 +23,16 @@ from boardlab.arena.openings import cycled
 from boardlab.arena.openings import random_openings as random_openings  # re-exported
 from boardlab.arena.openings import read_openings as read_openings  # re-exported
 from boardlab.arena.ratings import Fit, fit
+from boardlab.arena.results_file import (
+    GAME_SCORES,
+    ResultsFile,
+    Wording,
+    check_text,
+    settings_key,
+    shown,
+)
 from boardlab.arena.stats import Score
 from boardlab.core.errors import BoardlabError
-from boardlab.core.files import append_line, cut_short
 from boardlab.core.i18n import _
 from boardlab.core.registry import new_game
 
@@ -74,86 +79,55 @@ class Plan:
 
     def key(self) -> str:
         """What identifies the tournament in its results file."""
-        text = json.dumps(
-            [
-                self.game,
-                self.options,
-                self.agents,
-                self.gauntlet,
-                self.pairs,
-                self.openings,
-                self.seed,
-            ],
-            sort_keys=True,
-            default=str,
+        return settings_key(
+            self.game,
+            self.options,
+            self.agents,
+            self.gauntlet,
+            self.pairs,
+            self.openings,
+            self.seed,
         )
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def results_file(path: Path, plan: Plan) -> ResultsFile[Entry]:
+    """The tournament's results file, every line checked against the plan: a file that
+    was edited by hand, or that mixes tournaments, would give wrong ratings."""
+    seats = {n: (a, b) if n % 2 == 0 else (b, a) for n, a, b, _opening in plan.games()}
+
+    def check(data: Mapping[str, Any], line: int) -> tuple[int, Entry]:
+        entry = _checked_entry(data, seats, path, line)
+        return entry.number, entry
+
+    return ResultsFile(
+        path,
+        "tournament",
+        plan.key(),
+        RESULT_FIELDS,
+        check,
+        Wording(
+            not_text=_("{path} is not a tournament results file (not UTF-8 text)"),
+            not_result=_("{path}, line {number}: not a tournament result"),
+            another=_(
+                "{path} holds another tournament's games (other agents or settings): "
+                "name another --results file"
+            ),
+        ),
+    )
 
 
 def load(path: Path, plan: Plan) -> dict[int, Entry]:
-    """The games already in a results file of this tournament, every line checked against
-    the plan: a file that was edited by hand, or that mixes tournaments, would give wrong
-    ratings, so it is refused at its first wrong line. A last line left without its
-    newline and unreadable is a game a stop cut short while writing: it is left out (``run``
-    drops it and plays that game again)."""
-    if not path.exists():
-        return {}
-    done: dict[int, Entry] = {}
-    lines_of: dict[int, int] = {}  # game number: the line it is on
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BoardlabError(
-            _("{path} is not a tournament results file (not UTF-8 text)").format(path=path)
-        ) from None
-    lines = text.splitlines()
-    seats = {n: (a, b) if n % 2 == 0 else (b, a) for n, a, b, _opening in plan.games()}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except ValueError:
-            data = None
-            if number == len(lines) and not text.endswith("\n"):
-                break  # a last line cut short by a stop: that game is played again
-        if not isinstance(data, dict) or RESULT_FIELDS - data.keys():
-            raise BoardlabError(
-                _("{path}, line {number}: not a tournament result").format(path=path, number=number)
-            )
-        if data["tournament"] != plan.key():
-            raise BoardlabError(
-                _(
-                    "{path} holds another tournament's games (other agents or settings): "
-                    "name another --results file"
-                ).format(path=path)
-            )
-        entry = _checked_entry(data, seats, f"{path}", number)
-        if entry.number in done:
-            raise BoardlabError(
-                _(
-                    "{path}, line {line}: game {game} again (it is on line {earlier} too): "
-                    "a game has one result"
-                ).format(path=path, line=number, game=entry.number, earlier=lines_of[entry.number])
-            )
-        done[entry.number], lines_of[entry.number] = entry, number
-    return done
+    """The games already in a results file of this tournament, refused at its first wrong
+    line; a last line a stop cut short is left out (``run`` plays that game again)."""
+    return results_file(path, plan).load()
 
 
-#: The fields of a results line.
-RESULT_FIELDS = {"tournament", "number", "first", "second", "score", "reason", "record"}
-#: What one game can score for the first seat: a loss, a draw, a win.
-GAME_SCORES = (0.0, 0.5, 1.0)
-
-
-def _shown(value: object, most: int = 40) -> str:
-    """A value of a results line as an error quotes it: as written, cut short."""
-    text = json.dumps(value)
-    return text if len(text) <= most else text[:most] + "…"
+#: The fields of a results line besides the tournament's key.
+RESULT_FIELDS = frozenset({"number", "first", "second", "score", "reason", "record"})
 
 
 def _checked_entry(
-    data: Mapping[str, Any], seats: Mapping[int, tuple[str, str]], path: str, line: int
+    data: Mapping[str, Any], seats: Mapping[int, tuple[str, str]], path: Path, line: int
 ) -> Entry:
     """The entry a results line holds, if it is a game this plan could have played."""
     number, score = data["number"], data["score"]
@@ -162,7 +136,7 @@ def _checked_entry(
             _(
                 "{path}, line {line}: game number {value} is not one of this tournament's: "
                 "expected a whole number from 0 to {last}"
-            ).format(path=path, line=line, value=_shown(number), last=len(seats) - 1)
+            ).format(path=path, line=line, value=shown(number), last=len(seats) - 1)
         )
     first, second = seats[number]
     if (data["first"], data["second"]) != (first, second):
@@ -176,8 +150,8 @@ def _checked_entry(
                 game=number,
                 first=first,
                 second=second,
-                got_first=_shown(data["first"]),
-                got_second=_shown(data["second"]),
+                got_first=shown(data["first"]),
+                got_second=shown(data["second"]),
             )
         )
     if type(score) not in (int, float) or score not in GAME_SCORES:
@@ -185,21 +159,10 @@ def _checked_entry(
             _(
                 "{path}, line {line}: score {value} is not the result of a game: expected "
                 "1 (the first seat won), 0.5 (a draw) or 0"
-            ).format(path=path, line=line, value=_shown(score))
+            ).format(path=path, line=line, value=shown(score))
         )
-    for field in ("reason", "record"):
-        if not isinstance(data[field], str):
-            raise BoardlabError(
-                _("{path}, line {line}: {field} {value} is not text").format(
-                    path=path, line=line, field=field, value=_shown(data[field])
-                )
-            )
+    check_text(data, ("reason", "record"), path, line)
     return Entry(number, first, second, float(score), data["reason"], data["record"])
-
-
-def append(path: Path, plan: Plan, entry: Entry) -> None:
-    """Add one game to the results file, on disk before the next game counts."""
-    append_line(path, json.dumps({"tournament": plan.key(), **entry.__dict__}))
 
 
 def entry_of(result: GameResult, agent_a: str, agent_b: str) -> Entry:
@@ -220,8 +183,8 @@ def run(
     game = new_game(plan.game, plan.options)
     for spec in set(plan.agents):
         make_agent(spec, game=plan.game).check(game)
-    done = load(path, plan)
-    cut_short(path)
+    results = results_file(path, plan)
+    done = results.resume()
     entries = list(done.values())
     tasks = (
         (plan.game, plan.options, a, b, number, plan.seed, opening)
@@ -231,7 +194,7 @@ def run(
     with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
         for task, result in finished:
             entry = entry_of(result, task[2], task[3])
-            append(path, plan, entry)
+            results.append(entry.__dict__)
             entries.append(entry)
             if progress:
                 progress(entries)

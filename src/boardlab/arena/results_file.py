@@ -1,0 +1,120 @@
+"""Results files: a line of JSON per finished game, appended and on disk as the game ends,
+so that a long run (a tournament, a match) stopped anywhere resumes where it stopped.
+
+Every line carries the key of the run that played it (a hash of the settings, which fix
+every game and its seeds), so that another run's file is refused rather than mixed in.
+Every line is checked on reading: a file edited by hand would give wrong results, so it
+is refused at its first wrong line, by number. A last line left without its newline and
+unreadable is a game a stop cut short while writing: it is left out and played again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from boardlab.core.errors import BoardlabError
+from boardlab.core.files import append_line, cut_short
+from boardlab.core.i18n import _
+
+#: What one game can score for a side: a loss, a draw, a win.
+GAME_SCORES = (0.0, 0.5, 1.0)
+
+Entry = TypeVar("Entry")
+
+
+def settings_key(*settings: object) -> str:
+    """What identifies a run in its results file: a short hash of its settings."""
+    text = json.dumps(list(settings), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def shown(value: object, most: int = 40) -> str:
+    """A value of a results line as an error quotes it: as written, cut short."""
+    text = json.dumps(value)
+    return text if len(text) <= most else text[:most] + "…"
+
+
+def check_text(data: Mapping[str, Any], fields: Iterable[str], path: Path, line: int) -> None:
+    """Refuse a line whose ``fields`` are not text."""
+    for field in fields:
+        if not isinstance(data[field], str):
+            raise BoardlabError(
+                _("{path}, line {line}: {field} {value} is not text").format(
+                    path=path, line=line, field=field, value=shown(data[field])
+                )
+            )
+
+
+@dataclass(frozen=True)
+class Wording:
+    """What the errors call a file of one kind, translated: each takes ``{path}``, and
+    ``not_result`` ``{number}`` (the line) too."""
+
+    not_text: str  # the file is not UTF-8 text
+    not_result: str  # a line is not JSON, or lacks a field
+    another: str  # a line has another run's key
+
+
+@dataclass(frozen=True)
+class ResultsFile(Generic[Entry]):
+    """The results file of one run: ``kind`` is the field of every line that holds the
+    run's ``key``; ``fields`` those every line must have besides; ``check`` turns a line's
+    data (and its number, for errors) into the game's number and entry, or refuses it."""
+
+    path: Path
+    kind: str
+    key: str
+    fields: frozenset[str]
+    check: Callable[[Mapping[str, Any], int], tuple[int, Entry]]
+    wording: Wording
+
+    def load(self) -> dict[int, Entry]:
+        """The games already in the file, by number, in the order they were written."""
+        if not self.path.exists():
+            return {}
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise BoardlabError(self.wording.not_text.format(path=self.path)) from None
+        done: dict[int, Entry] = {}
+        lines_of: dict[int, int] = {}  # game number: the line it is on
+        lines = text.splitlines()
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except ValueError:
+                data = None
+                if number == len(lines) and not text.endswith("\n"):
+                    break  # a last line cut short by a stop: that game is played again
+            if not isinstance(data, dict) or self.fields - data.keys() or self.kind not in data:
+                raise BoardlabError(self.wording.not_result.format(path=self.path, number=number))
+            if data[self.kind] != self.key:
+                raise BoardlabError(self.wording.another.format(path=self.path))
+            game, entry = self.check(data, number)
+            if game in done:
+                raise BoardlabError(
+                    _(
+                        "{path}, line {line}: game {game} again (it is on line {earlier} too): "
+                        "a game has one result"
+                    ).format(path=self.path, line=number, game=game, earlier=lines_of[game])
+                )
+            done[game], lines_of[game] = entry, number
+        return done
+
+    def resume(self) -> dict[int, Entry]:
+        """The games already in the file, which is then ready for more: a last line a stop
+        cut short is dropped (its game is played again)."""
+        done = self.load()
+        cut_short(self.path)
+        return done
+
+    def append(self, fields: Mapping[str, Any]) -> None:
+        """Add one game, on disk before the next one counts."""
+        append_line(self.path, json.dumps({self.kind: self.key, **fields}))
