@@ -20,6 +20,7 @@ from boardlab.ai.base import Agent, AgentFault, Choice, Limit
 from boardlab.ai.engine import EngineAgent
 from boardlab.ai.llm import LlmAgent
 from boardlab.ai.mcts import MctsAgent
+from boardlab.ai.openspiel import OpenSpielAgent
 from boardlab.ai.perfect import PerfectAgent
 from boardlab.ai.simple import GreedyAgent, RandomAgent
 from boardlab.core.errors import BoardlabError
@@ -39,6 +40,7 @@ AGENTS: dict[str, type[Agent]] = {
         LlmAgent,
         AzAgent,
         EngineAgent,
+        OpenSpielAgent,
     )
 }
 
