@@ -18,7 +18,9 @@ the results, from the side of the player to act, from the most recent positions.
 
 After every iteration the weights are written atomically to ``--out`` (numpy, what
 ``az:weights=FILE`` reads) and a checkpoint beside it (``.pt``) that ``--resume``
-continues from; a line of JSON per iteration goes to ``--out`` with ``.log``.
+continues from; a line of JSON per iteration goes to ``--out`` with ``.log``. Training
+stops after ``--minutes`` or, if given, ``--iterations`` (which, seeded, gives the same
+weights on any machine: ``tests/test_az.py`` trains a small Galatjang that way).
 """
 
 from __future__ import annotations
@@ -170,6 +172,11 @@ def main() -> None:
     parser.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--out", type=Path, required=True, help="the weights file (.npz)")
     parser.add_argument("--minutes", type=float, default=30.0, help="training time in all")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        help="stop after this many iterations in all (seeded: the same weights)",
+    )
     parser.add_argument("--games", type=int, default=64, help="self-play games at once")
     parser.add_argument("--sims", type=int, default=64, help="simulations a move")
     parser.add_argument("--hidden", default="128,128", help="hidden layer widths")
@@ -205,7 +212,7 @@ def main() -> None:
         print(f"resumed at iteration {iteration}, {spent / 60:.1f} minutes in")
     buffer: deque[tuple[Any, ...]] = deque(maxlen=args.buffer)
     games = SelfPlay(game, args.games, args.seed + iteration)
-    while spent < args.minutes * 60:
+    while spent < args.minutes * 60 and (args.iterations is None or iteration < args.iterations):
         began = time.perf_counter()
         net.eval()
         samples = games.play(net, args, rng)

@@ -185,3 +185,55 @@ def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
     agent = make_agent(f"az:weights={out},iterations=10", game=game)
     agent.check(game)
     assert agent.choose(game.initial()).action in game.initial().legal_actions()
+
+
+def test_the_trainer_learns_a_small_game_near_perfectly(tmp_path: Path) -> None:
+    """Forty seeded iterations (about a minute) of examples/alphazero.py on Galatjang with
+    3 pits of 4 seeds, judged against exact minimax values over every position reachable
+    from the start (6,293): the value head calls most results right where a random
+    network calls a third, and the agent with 16 simulations plays an exactly best action
+    in at least 95% of the 1,123 positions where the choice matters (the same search
+    with the random network: 91%)."""
+    need("torch")
+    from support import minimax
+
+    game = boardlab.new_game("galatjang", pits=3, seeds=4)
+    out = tmp_path / "small.npz"
+    command = [
+        sys.executable, str(ROOT / "examples" / "alphazero.py"), "--game", "galatjang",
+        "-o", "pits=3", "-o", "seeds=4", "--out", str(out), "--games", "32", "--sims", "32",
+        "--hidden", "64,64", "--buffer", "5000", "--iterations", "40", "--minutes", "60",
+    ]  # fmt: skip
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1200)
+    assert done.returncode == 0, done.stderr
+    seen, order = {game.initial_state()}, [game.initial_state()]
+    for state in order:
+        for action in game.legal_actions(state):
+            child = game.apply(state, action)
+            if child not in seen:
+                seen.add(child)
+                order.append(child)
+    memo: dict[Any, int] = {}
+    live = [s for s in order if game.outcome_of(s) is None]
+    values = {s: minimax(game, s, cap=10**6, memo=memo) for s in live}
+    exact_values = np.array([values[s][0] for s in live])
+    observations = np.array([game.observation(s) for s in live], np.float32)
+
+    def judged(path: Path) -> tuple[float, float]:
+        """The value head's share of right signs; the agent's share of best actions."""
+        _, predicted = Network(path)(observations)
+        agent = make_agent(f"az:weights={path},iterations=16", seed=1, game=game)
+        decisive = [s for s in live if len(set(values[s][1].values())) > 1]
+        best = 0
+        for state in decisive:
+            per = values[state][1]
+            choice = agent.choose(boardlab.core.game.Position(game, state), rng=random.Random(0))
+            best += per[choice.action] == max(per.values())
+        assert len(live) == 6_188 and len(decisive) == 1_123
+        return float(np.mean(np.sign(predicted) == exact_values)), best / len(decisive)
+
+    trained_signs, trained_best = judged(out)
+    random_signs, random_best = judged(weights(game, tmp_path / "random.npz", seed=0))
+    assert random_signs < 0.4 and random_best < 0.92
+    assert trained_signs > 0.7 and trained_best >= 0.95
