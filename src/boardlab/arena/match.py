@@ -3,17 +3,23 @@ from the start or from openings (each played by a pair of games, the seats swapp
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections.abc import Callable, Mapping
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from boardlab.ai import make_agent
 from boardlab.ai.base import AgentFault, Limit
+from boardlab.arena import results_file
 from boardlab.arena.backends import Backend, LocalBackend
 from boardlab.arena.openings import Openings
 from boardlab.arena.stats import Score
+from boardlab.core.errors import BoardlabError
+from boardlab.core.i18n import N_, _
 from boardlab.core.record import GameRecord
 from boardlab.core.registry import new_game
 
@@ -40,6 +46,7 @@ class MatchResult:
     agent_a: str
     agent_b: str
     games: tuple[GameResult, ...]
+    resumed: int = 0  # of the games, those taken from the results file
 
     @property
     def score(self) -> Score:
@@ -97,7 +104,7 @@ def play_game(
         },
     )
     limit = Limit(time=seconds) if seconds else None
-    seconds, choices = [0.0, 0.0], [0, 0]
+    thought, choices = [0.0, 0.0], [0, 0]
     while not record.is_over():
         position = record.position
         seat = position.to_act
@@ -108,7 +115,7 @@ def play_game(
             record.resign(seat, "forfeit", str(fault))
             break
         record.play(choice.action, choice.comment)
-        seconds[seat] += time.perf_counter() - began
+        thought[seat] += time.perf_counter() - began
         choices[seat] += 1
     outcome = record.outcome()
     assert outcome is not None
@@ -120,7 +127,7 @@ def play_game(
         outcome.reason,
         len(record),
         record.to_text(),
-        (seconds[a_seat], seconds[1 - a_seat]),
+        (thought[a_seat], thought[1 - a_seat]),
         (outcome.points[a_seat], outcome.points[1 - a_seat]),
         (choices[a_seat], choices[1 - a_seat]),
     )
@@ -139,30 +146,164 @@ def play_match(
     backend: Backend | None = None,
     openings: Openings | None = None,
     seconds: float | None = None,
+    results: str | os.PathLike[str] | None = None,
 ) -> MatchResult:
     """Play ``games`` games on ``backend`` (default: ``jobs`` local processes, every core
     if not given), a few at a time ahead of the results; ``stop`` is asked after each
     result whether to end the match there (an SPRT's verdict): games still running are
     then left out. Games 2k and 2k + 1 form pair k, the seats swapped, both from the
     ``openings``' k-th (default: the start). ``seconds``: both agents' time per action,
-    in place of their own budgets."""
+    in place of their own budgets.
+
+    ``results``: a file each game is added to as it ends, so that a stopped match
+    resumes: started again with the same settings (game, options, agents, seed,
+    openings, ``seconds``, ``games``) it takes the games the file holds, asks ``stop``
+    about them first (if it says stop, nothing is played) and plays the games missing,
+    in their order, each numbered and seeded as in one uninterrupted match (and so the
+    same game, but for ``seconds``' searches). The games a stop cut off come first, so
+    the pairs they left open are completed before new pairs begin. What ``stop`` sees
+    differs from an uninterrupted run only in order: the file's games in the order they
+    ended, then the cut-off games as they end, where an uninterrupted run would have had
+    them end among the next ones (with several processes no run has a fixed order). A
+    file this match wrote with the same ``stop`` holds no game after its verdict, so a
+    test decided in it is decided on all of it, as the run that wrote it stopped."""
     options = dict(options or {})
     game = new_game(game_id, options)  # refuse bad options before starting processes
     make_agent(agent_a, game=game_id).check(game)
     make_agent(agent_b, game=game_id).check(game)
-    backend = backend or LocalBackend(jobs)
-    results: list[GameResult] = []
     openings = openings or Openings()
-    tasks = (
-        (game_id, options, agent_a, agent_b, index, seed, openings.of_pair(index // 2), seconds)
-        for index in range(games)
+    log = None
+    played: list[GameResult] = []
+    if results is not None:
+        key = match_key(game_id, options, agent_a, agent_b, seed, openings, seconds, games)
+        log = results_of(Path(results), key, games)
+        played = list(log.resume().values())
+    resumed = len(played)
+    if not (played and stop is not None and stop(played)):
+        done = {result.index for result in played}
+        tasks = (
+            (game_id, options, agent_a, agent_b, index, seed, openings.of_pair(index // 2), seconds)
+            for index in range(games)
+            if index not in done
+        )
+        with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
+            for _, result in finished:
+                if log is not None:
+                    log.append(asdict(result))
+                played.append(result)
+                if progress:
+                    progress(result)
+                if stop is not None and stop(played):
+                    break
+    played.sort(key=lambda r: r.index)
+    return MatchResult(game_id, options, agent_a, agent_b, tuple(played), resumed)
+
+
+def match_key(
+    game_id: str,
+    options: Mapping[str, Any],
+    agent_a: str,
+    agent_b: str,
+    seed: int,
+    openings: Openings,
+    seconds: float | None,
+    games: int,
+) -> str:
+    """What identifies a match in its results file: the settings that fix its games.
+    Random openings are named by their length (the seed draws them), a file's by the
+    positions it holds."""
+    drawn = openings.length if openings.more is not None else openings.known
+    return results_file.settings_key(
+        game_id, options, agent_a, agent_b, seed, drawn, seconds, games
     )
-    with closing(backend.unordered(play_game, tasks)) as finished:
-        for _, result in finished:
-            results.append(result)
-            if progress:
-                progress(result)
-            if stop is not None and stop(results):
-                break
-    results.sort(key=lambda r: r.index)
-    return MatchResult(game_id, options, agent_a, agent_b, tuple(results))
+
+
+#: The fields of a match's results line besides its key: a game result's.
+RESULT_FIELDS = frozenset(field.name for field in fields(GameResult))
+
+
+def _whole(value: object, least: int | None = 0) -> bool:
+    """Whether a value read is a whole number (not true or false, which JSON keeps apart)
+    of at least ``least``."""
+    return type(value) is int and (least is None or value >= least)
+
+
+def _time(value: object) -> bool:
+    """Whether a value read is a time in seconds."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isfinite(value) and value >= 0
+
+
+def _two(valid: Callable[[object], bool]) -> Callable[[object, int], bool]:
+    """A check of a pair of values (A's and B's), each by ``valid``."""
+    return lambda value, _index: (
+        isinstance(value, list) and len(value) == 2 and all(map(valid, value))
+    )
+
+
+#: The fields of a results line that are not text: whether a value is valid in game
+#: ``index``, and what is, in words.
+_RULES: dict[str, tuple[Callable[[Any, int], bool], str]] = {
+    "a_first": (
+        lambda value, index: value is (index % 2 == 0),
+        N_("true in even games (A sits first), false in odd ones"),
+    ),
+    "a_score": (
+        lambda value, _index: type(value) in (int, float) and value in results_file.GAME_SCORES,
+        N_("1 (A won), 0.5 (a draw) or 0"),
+    ),
+    "actions": (lambda value, _index: _whole(value), N_("a whole number, 0 or more")),
+    "seconds": (_two(_time), N_("A's and B's thinking time: two numbers, 0 or more")),
+    "points": (
+        _two(lambda value: _whole(value, None)),
+        N_("A's and B's points: two whole numbers"),
+    ),
+    "choices": (
+        _two(_whole),
+        N_("the actions A and B chose: two whole numbers, 0 or more"),
+    ),
+}
+
+
+def results_of(path: Path, key: str, games: int) -> results_file.ResultsFile[GameResult]:
+    """A match's results file, every line checked to be a game of the match with ``key``."""
+
+    def check(data: Mapping[str, Any], line: int) -> tuple[int, GameResult]:
+        index = data["index"]
+        if not _whole(index) or index >= games:
+            raise BoardlabError(
+                _(
+                    "{path}, line {line}: game number {value} is not one of this match's: "
+                    "expected a whole number from 0 to {last}"
+                ).format(path=path, line=line, value=results_file.shown(index), last=games - 1)
+            )
+        results_file.check_text(data, ("reason", "record"), path, line)
+        for field, (valid, expected) in _RULES.items():
+            if not valid(data[field], index):
+                said = _("{path}, line {line}: {field} {value} is not valid: expected {expected}")
+                value = results_file.shown(data[field])
+                raise BoardlabError(
+                    said.format(
+                        path=path, line=line, field=field, value=value, expected=_(expected)
+                    )
+                )
+        return index, GameResult(
+            index,
+            data["a_first"],
+            float(data["a_score"]),
+            data["reason"],
+            data["actions"],
+            data["record"],
+            (float(data["seconds"][0]), float(data["seconds"][1])),
+            (data["points"][0], data["points"][1]),
+            (data["choices"][0], data["choices"][1]),
+        )
+
+    return results_file.ResultsFile(
+        path,
+        "match",
+        key,
+        RESULT_FIELDS,
+        check,
+    )

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import append_line, cut_short
-from boardlab.core.i18n import _
+from boardlab.core.i18n import N_, _
 
 #: What one game can score for a side: a loss, a draw, a win.
 GAME_SCORES = (0.0, 0.5, 1.0)
@@ -50,28 +50,35 @@ def check_text(data: Mapping[str, Any], fields: Iterable[str], path: Path, line:
             )
 
 
-@dataclass(frozen=True)
-class Wording:
-    """What the errors call a file of one kind, translated: each takes ``{path}``, and
-    ``not_result`` ``{number}`` (the line) too."""
-
-    not_text: str  # the file is not UTF-8 text
-    not_result: str  # a line is not JSON, or lacks a field
-    another: str  # a line has another run's key
+#: What the errors call a file of each kind, by kind and fault: not UTF-8 text, a line
+#: not JSON or short of a field, a line of another run.
+_SAID = {
+    ("tournament", "text"): N_("{path} is not a tournament results file (not UTF-8 text)"),
+    ("match", "text"): N_("{path} is not a match results file (not UTF-8 text)"),
+    ("tournament", "line"): N_("{path}, line {number}: not a tournament result"),
+    ("match", "line"): N_("{path}, line {number}: not a match result"),
+    ("tournament", "another"): N_(
+        "{path} holds another tournament's games (other agents or settings): "
+        "name another --results file"
+    ),
+    ("match", "another"): N_(
+        "{path} holds another match's games (other agents or settings): name another --results file"
+    ),
+}
 
 
 @dataclass(frozen=True)
 class ResultsFile(Generic[Entry]):
-    """The results file of one run: ``kind`` is the field of every line that holds the
-    run's ``key``; ``fields`` those every line must have besides; ``check`` turns a line's
-    data (and its number, for errors) into the game's number and entry, or refuses it."""
+    """The results file of one run: ``kind`` (``tournament``, ``match``) is the field of
+    every line that holds the run's ``key``; ``fields`` those every line must have
+    besides; ``check`` turns a line's data (and its number, for errors) into the game's
+    number and entry, or refuses it."""
 
     path: Path
     kind: str
     key: str
     fields: frozenset[str]
     check: Callable[[Mapping[str, Any], int], tuple[int, Entry]]
-    wording: Wording
 
     def load(self) -> dict[int, Entry]:
         """The games already in the file, by number, in the order they were written."""
@@ -80,7 +87,7 @@ class ResultsFile(Generic[Entry]):
         try:
             text = self.path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise BoardlabError(self.wording.not_text.format(path=self.path)) from None
+            raise BoardlabError(self._said("text").format(path=self.path)) from None
         done: dict[int, Entry] = {}
         lines_of: dict[int, int] = {}  # game number: the line it is on
         lines = text.splitlines()
@@ -94,9 +101,9 @@ class ResultsFile(Generic[Entry]):
                 if number == len(lines) and not text.endswith("\n"):
                     break  # a last line cut short by a stop: that game is played again
             if not isinstance(data, dict) or self.fields - data.keys() or self.kind not in data:
-                raise BoardlabError(self.wording.not_result.format(path=self.path, number=number))
+                raise BoardlabError(self._said("line").format(path=self.path, number=number))
             if data[self.kind] != self.key:
-                raise BoardlabError(self.wording.another.format(path=self.path))
+                raise BoardlabError(self._said("another").format(path=self.path))
             game, entry = self.check(data, number)
             if game in done:
                 raise BoardlabError(
@@ -108,10 +115,14 @@ class ResultsFile(Generic[Entry]):
             done[game], lines_of[game] = entry, number
         return done
 
+    def _said(self, fault: str) -> str:
+        return _(_SAID[self.kind, fault])
+
     def resume(self) -> dict[int, Entry]:
         """The games already in the file, which is then ready for more: a last line a stop
         cut short is dropped (its game is played again)."""
         done = self.load()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         cut_short(self.path)
         return done
 

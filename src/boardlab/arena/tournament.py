@@ -17,20 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.ai import make_agent
+from boardlab.arena import results_file
 from boardlab.arena.backends import Backend, LocalBackend
 from boardlab.arena.match import GameResult, play_game
 from boardlab.arena.openings import cycled
 from boardlab.arena.openings import random_openings as random_openings  # re-exported
 from boardlab.arena.openings import read_openings as read_openings  # re-exported
 from boardlab.arena.ratings import Fit, fit
-from boardlab.arena.results_file import (
-    GAME_SCORES,
-    ResultsFile,
-    Wording,
-    check_text,
-    settings_key,
-    shown,
-)
 from boardlab.arena.stats import Score
 from boardlab.core.errors import BoardlabError
 from boardlab.core.i18n import _
@@ -79,7 +72,7 @@ class Plan:
 
     def key(self) -> str:
         """What identifies the tournament in its results file."""
-        return settings_key(
+        return results_file.settings_key(
             self.game,
             self.options,
             self.agents,
@@ -90,7 +83,7 @@ class Plan:
         )
 
 
-def results_file(path: Path, plan: Plan) -> ResultsFile[Entry]:
+def results_of(path: Path, plan: Plan) -> results_file.ResultsFile[Entry]:
     """The tournament's results file, every line checked against the plan: a file that
     was edited by hand, or that mixes tournaments, would give wrong ratings."""
     seats = {n: (a, b) if n % 2 == 0 else (b, a) for n, a, b, _opening in plan.games()}
@@ -99,27 +92,19 @@ def results_file(path: Path, plan: Plan) -> ResultsFile[Entry]:
         entry = _checked_entry(data, seats, path, line)
         return entry.number, entry
 
-    return ResultsFile(
+    return results_file.ResultsFile(
         path,
         "tournament",
         plan.key(),
         RESULT_FIELDS,
         check,
-        Wording(
-            not_text=_("{path} is not a tournament results file (not UTF-8 text)"),
-            not_result=_("{path}, line {number}: not a tournament result"),
-            another=_(
-                "{path} holds another tournament's games (other agents or settings): "
-                "name another --results file"
-            ),
-        ),
     )
 
 
 def load(path: Path, plan: Plan) -> dict[int, Entry]:
     """The games already in a results file of this tournament, refused at its first wrong
     line; a last line a stop cut short is left out (``run`` plays that game again)."""
-    return results_file(path, plan).load()
+    return results_of(path, plan).load()
 
 
 #: The fields of a results line besides the tournament's key.
@@ -136,7 +121,7 @@ def _checked_entry(
             _(
                 "{path}, line {line}: game number {value} is not one of this tournament's: "
                 "expected a whole number from 0 to {last}"
-            ).format(path=path, line=line, value=shown(number), last=len(seats) - 1)
+            ).format(path=path, line=line, value=results_file.shown(number), last=len(seats) - 1)
         )
     first, second = seats[number]
     if (data["first"], data["second"]) != (first, second):
@@ -150,18 +135,18 @@ def _checked_entry(
                 game=number,
                 first=first,
                 second=second,
-                got_first=shown(data["first"]),
-                got_second=shown(data["second"]),
+                got_first=results_file.shown(data["first"]),
+                got_second=results_file.shown(data["second"]),
             )
         )
-    if type(score) not in (int, float) or score not in GAME_SCORES:
+    if type(score) not in (int, float) or score not in results_file.GAME_SCORES:
         raise BoardlabError(
             _(
                 "{path}, line {line}: score {value} is not the result of a game: expected "
                 "1 (the first seat won), 0.5 (a draw) or 0"
-            ).format(path=path, line=line, value=shown(score))
+            ).format(path=path, line=line, value=results_file.shown(score))
         )
-    check_text(data, ("reason", "record"), path, line)
+    results_file.check_text(data, ("reason", "record"), path, line)
     return Entry(number, first, second, float(score), data["reason"], data["record"])
 
 
@@ -183,7 +168,7 @@ def run(
     game = new_game(plan.game, plan.options)
     for spec in set(plan.agents):
         make_agent(spec, game=plan.game).check(game)
-    results = results_file(path, plan)
+    results = results_of(path, plan)
     done = results.resume()
     entries = list(done.values())
     tasks = (

@@ -56,6 +56,14 @@ def add(commands: Commands) -> argparse.ArgumentParser:
     match.add_argument("--seed", type=SEED, default=0, metavar="S")
     match.add_argument("--records", metavar="FILE", help=_("write every game's record to FILE"))
     match.add_argument(
+        "--results",
+        metavar="FILE",
+        help=_(
+            "add each game to FILE as it ends; the same command and file resume a stopped "
+            "match, playing only the games missing"
+        ),
+    )
+    match.add_argument(
         "--sprt",
         metavar="TEST",
         help=_(
@@ -111,7 +119,14 @@ def run(args: argparse.Namespace) -> int:
                 backend=backend,
                 openings=openings,
                 seconds=args.time,
+                results=args.results,
             )
+    if result.resumed:
+        print(
+            _("{path}: {games} games of this match were played before").format(
+                path=args.results, games=result.resumed
+            )
+        )
     score = result.score
     low, high = score.interval()
     elo, elo_low, elo_high = score.elo()
@@ -150,6 +165,12 @@ def run(args: argparse.Namespace) -> int:
     if test is not None:
         counts = pair_counts(result.games)
         verdict = test.verdict(counts)
+        if verdict is not None and result.resumed == len(result.games):
+            print(
+                _("the test had decided on the games in {path}: none played").format(
+                    path=args.results
+                )
+            )
         if verdict == "H1":
             said = _("H1 accepted (elo1={elo:g})").format(elo=test.elo1)
         elif verdict == "H0":
