@@ -93,7 +93,7 @@ def _iterate(
     is above 0."""
     capacity = tree.shape[0]
     done = 0
-    for _ in range(iterations):
+    for _step in range(iterations):
         if tree[0, PROVEN] != UNKNOWN:
             break
         scratch[:] = root
@@ -165,7 +165,7 @@ def _iterate(
             mover = tree[node, MOVER]
             winner = 2 if proven == 0 else (mover if proven == 1 else 1 - mover)
         else:
-            winner, _ = playout(scratch, p, g)
+            winner, _length = playout(scratch, p, g)
         # Backpropagation with proofs.
         while node >= 0:
             tree[node, VISITS] += 1
