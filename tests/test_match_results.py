@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from boardlab.arena import GameResult, play_match
+from boardlab.arena.openings import Openings
 from boardlab.arena.sprt import Sprt, pair_counts
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError
@@ -21,7 +22,11 @@ OPTIONS = {"pits": 3}
 
 
 def match(games: int, path: Path, **settings: Any) -> Any:
-    return play_match(*GAME, games, OPTIONS, jobs=1, seed=3, results=path, **settings)
+    """A match from openings of 2 random actions (drawn afresh: they are drawn as asked)."""
+    openings = Openings.random(GAME[0], OPTIONS, 2, seed=3)
+    return play_match(
+        *GAME, games, OPTIONS, jobs=1, seed=3, openings=openings, results=path, **settings
+    )
 
 
 def untimed(games: tuple[GameResult, ...]) -> list[GameResult]:
@@ -84,7 +89,7 @@ def test_the_command_resumes_and_an_sprt_decided_plays_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "m.jsonl"
-    sprt = ["match", *GAME, "-o", "pits=3", "-j", "1", "--sprt", "elo0=0,elo1=150"]
+    sprt = [*COMMAND[:6], "--openings", "2", "-j", "1", "--sprt", "elo0=0,elo1=150"]
     assert main([*sprt, "--results", str(path)]) == 0
     first = capsys.readouterr().out
     assert "SPRT: H1 accepted" in first
@@ -93,9 +98,9 @@ def test_the_command_resumes_and_an_sprt_decided_plays_nothing(
     again = capsys.readouterr().out.splitlines()
     assert path.read_text() == written
     games = len(written.splitlines())
-    assert again[0] == f"{path}: {games} games of this match were played before"
-    assert f"the test had decided on the games in {path}: none played" in again
-    assert [line for line in again if "played" not in line] == first.splitlines()
+    assert again.pop(0) == f"{path}: {games} games of this match were played before"
+    again.remove(f"the test had decided on the games in {path}: none played")
+    assert again == first.splitlines()  # the openings, the times, the verdict: all read back
 
 
 @pytest.fixture(scope="module")

@@ -178,6 +178,8 @@ def play_match(
         key = match_key(game_id, options, agent_a, agent_b, seed, openings, seconds, games)
         log = results_of(Path(results), key, games)
         played = list(log.resume().values())
+        if played:  # their openings drawn, so that the openings used are those described
+            openings.of_pair(max(result.index for result in played) // 2)
     resumed = len(played)
     if not (played and stop is not None and stop(played)):
         done = {result.index for result in played}

@@ -61,7 +61,7 @@ class Openings:
         """The position string pair ``pair`` starts from (None: the start)."""
         if self.more is None:
             return cycled(self.known, pair)
-        self.known.extend(islice(self.more, pair + 1 - len(self.known)))
+        self.known.extend(islice(self.more, max(0, pair + 1 - len(self.known))))
         return self.known[pair]
 
     def first(self, pairs: int) -> tuple[str | None, ...]:
