@@ -66,7 +66,8 @@ def test_match_time_replaces_both_agents_budgets(
         monkeypatch.setattr(cls, "choose", spy)
     path = tmp_path / "games.txt"
     args = ["match", "galatjang", "mcts:iterations=5", "alphabeta:depth=1", "-o", "pits=3"]
-    assert main([*args, "--games", "2", "--jobs", "1", "--time", "0.01", "--records", str(path)]) == 0
+    timed = [*args, "--games", "2", "--jobs", "1", "--time", "0.01"]
+    assert main([*timed, "--records", str(path)]) == 0
     assert {kind for kind, _ in asked} == {"mcts", "alphabeta"}
     assert {limit for _, limit in asked} == {Limit(time=0.01)}
     records = [GameRecord.from_text(text) for text in split_records(path.read_text())]
