@@ -188,13 +188,16 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.5, help="Dirichlet noise")
     parser.add_argument("--sample-moves", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--threads", type=int, help="PyTorch's threads (default: every core; 1 gives the same sums)"
+    )
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     args = parser.parse_args()
 
     options = dict(item.split("=", 1) for item in args.option)
     game = boardlab.new_game(args.game, options)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    torch.set_num_threads(args.threads or max(1, os.cpu_count() or 1))
     rng = random.Random(args.seed)
     size = len(game.observation(game.initial_state()))
     hidden = tuple(int(w) for w in args.hidden.split(","))

@@ -188,12 +188,13 @@ def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
 
 
 def test_the_trainer_learns_a_small_game_near_perfectly(tmp_path: Path) -> None:
-    """Forty seeded iterations (about a minute) of examples/alphazero.py on Galatjang with
+    """Forty seeded iterations (under a minute) of examples/alphazero.py on Galatjang with
     3 pits of 4 seeds, judged against exact minimax values over every position reachable
-    from the start (6,293): the value head calls most results right where a random
-    network calls a third, and the agent with 16 simulations plays an exactly best action
-    in at least 95% of the 1,123 positions where the choice matters (the same search
-    with the random network: 91%)."""
+    from the start (6,188 not over): the value head calls most results right where a
+    random network calls a third (measured 0.76 and 0.33); with 8 simulations the agent
+    plays an exactly best action in far more of the 1,123 positions where the choice
+    matters than the same search with the random network (0.91 and 0.75), and with 32 in
+    nearly all (0.99)."""
     need("torch")
     from support import minimax
 
@@ -203,9 +204,9 @@ def test_the_trainer_learns_a_small_game_near_perfectly(tmp_path: Path) -> None:
         sys.executable, str(ROOT / "examples" / "alphazero.py"), "--game", "galatjang",
         "-o", "pits=3", "-o", "seeds=4", "--out", str(out), "--games", "32", "--sims", "32",
         "--hidden", "64,64", "--buffer", "5000", "--iterations", "40", "--minutes", "60",
+        "--threads", "1",
     ]  # fmt: skip
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1200)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr
     seen, order = {game.initial_state()}, [game.initial_state()]
     for state in order:
@@ -217,23 +218,27 @@ def test_the_trainer_learns_a_small_game_near_perfectly(tmp_path: Path) -> None:
     memo: dict[Any, int] = {}
     live = [s for s in order if game.outcome_of(s) is None]
     values = {s: minimax(game, s, cap=10**6, memo=memo) for s in live}
+    decisive = [s for s in live if len(set(values[s][1].values())) > 1]
+    assert len(live) == 6_188 and len(decisive) == 1_123
     exact_values = np.array([values[s][0] for s in live])
     observations = np.array([game.observation(s) for s in live], np.float32)
 
-    def judged(path: Path) -> tuple[float, float]:
-        """The value head's share of right signs; the agent's share of best actions."""
+    def signs(path: Path) -> float:
+        """The value head's share of positions whose result it calls right."""
         _, predicted = Network(path)(observations)
-        agent = make_agent(f"az:weights={path},iterations=16", seed=1, game=game)
-        decisive = [s for s in live if len(set(values[s][1].values())) > 1]
-        best = 0
+        return float(np.mean(np.sign(predicted) == exact_values))
+
+    def best(path: Path, simulations: int) -> float:
+        """The agent's share of exactly best actions where the choice matters."""
+        agent = make_agent(f"az:weights={path},iterations={simulations}", seed=1, game=game)
+        found = 0
         for state in decisive:
             per = values[state][1]
             choice = agent.choose(boardlab.core.game.Position(game, state), rng=random.Random(0))
-            best += per[choice.action] == max(per.values())
-        assert len(live) == 6_188 and len(decisive) == 1_123
-        return float(np.mean(np.sign(predicted) == exact_values)), best / len(decisive)
+            found += per[choice.action] == max(per.values())
+        return found / len(decisive)
 
-    trained_signs, trained_best = judged(out)
-    random_signs, random_best = judged(weights(game, tmp_path / "random.npz", seed=0))
-    assert random_signs < 0.4 and random_best < 0.92
-    assert trained_signs > 0.7 and trained_best >= 0.95
+    untrained = weights(game, tmp_path / "random.npz", seed=0)
+    assert signs(untrained) < 0.4 and signs(out) > 0.7
+    assert best(untrained, 8) < 0.8 and best(out, 8) > 0.85
+    assert best(out, 32) > 0.97
