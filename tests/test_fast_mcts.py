@@ -119,7 +119,7 @@ def test_minimax_backups_are_the_minimax_of_the_evaluations(game_id: str) -> Non
     assert leaves > 100 and inner > 100
 
 
-def test_minimax_changes_the_search_and_needs_an_evaluation() -> None:
+def test_minimax_changes_the_search_and_refuses_bad_settings() -> None:
     game = boardlab.new_game(GAMES[0])
     plain = make_agent("mcts:tree=compiled,iterations=3000", seed=3).choose(game.initial())
     backed = make_agent("mcts:tree=compiled,iterations=3000,minimax=0.5", seed=3)

@@ -79,8 +79,11 @@ def test_a_kernel_without_an_evaluation_plays_the_compiled_search(
     game = boardlab.new_game("tictactoe")
     choice = make_agent("mcts:tree=compiled,iterations=3000", seed=1).choose(game.initial())
     assert choice.action in game.initial().legal_actions()
-    with pytest.raises(boardlab.BoardlabError, match="needs an evaluation in tictactoe"):
-        make_agent("mcts:tree=compiled,minimax=0.5", seed=1).choose(game.initial())
+    backed = make_agent("mcts:tree=compiled,minimax=0.5", seed=1)
+    with pytest.raises(boardlab.BoardlabError, match="needs an evaluation in the kernel of Tic"):
+        backed.check(game)  # before a match starts its processes
+    with pytest.raises(boardlab.BoardlabError, match="needs an evaluation in the kernel of Tic"):
+        backed.choose(game.initial())
 
 
 def test_perft_command_counts_every_depth(capsys: pytest.CaptureFixture[str]) -> None:

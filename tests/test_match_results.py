@@ -65,6 +65,19 @@ def test_a_stopped_match_resumes_with_the_games_missing(tmp_path: Path) -> None:
     assert played == [1, 4, 5] and again.games == resumed.games  # all read back, as written
 
 
+def test_a_whole_last_line_without_its_newline_is_played_again(tmp_path: Path) -> None:
+    """A stop between a game's text and its newline leaves a line that reads well: it is
+    not counted, since resuming cuts it off the file (counted, it would be on no disk)."""
+    full = match(4, tmp_path / "full.jsonl")
+    path = tmp_path / "stopped.jsonl"
+    path.write_text("\n".join(lines(tmp_path / "full.jsonl")[:3]))  # game 2 without "\n"
+    played: list[int] = []
+    resumed = match(4, path, progress=lambda r: played.append(r.index))
+    assert resumed.resumed == 2 and played == [2, 3]
+    assert [json.loads(line)["index"] for line in lines(path)] == [0, 1, 2, 3]
+    assert untimed(resumed.games) == untimed(full.games)
+
+
 def test_an_sprt_resumed_decides_as_one_uninterrupted_run(tmp_path: Path) -> None:
     test = Sprt.parse("elo0=0,elo1=150")
 
@@ -153,3 +166,18 @@ def test_the_file_of_another_match_is_refused_in_one_line(
         "name another --results file\n"
     )
     assert len(lines(path)) == 2
+
+
+def test_a_level_is_keyed_by_the_agent_it_stands_for() -> None:
+    """A results file names a level's spec, not its name: a level retuned between two
+    runs of a long test starts another file rather than mixing games of two players."""
+    from boardlab.ai import level_spec
+    from boardlab.arena.match import match_key
+    from boardlab.arena.openings import Openings
+
+    def key(a: str, b: str) -> str:
+        return match_key("jinli", {}, a, b, 35, Openings(), 0.7, 100)
+
+    specs = (level_spec("master", "jinli"), level_spec("expert", "jinli"))
+    assert key("master", "expert") == key(*specs)
+    assert key("master", "expert") != key("hard", "expert")

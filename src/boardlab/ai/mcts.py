@@ -127,6 +127,12 @@ class MctsAgent(Agent):
     def reset(self) -> None:
         self.root = None
 
+    def check(self, game: Game[Any]) -> None:
+        if self.tree == "compiled":
+            from boardlab.fast.mcts import searched_kernel
+
+            searched_kernel(game, self.minimax)
+
     def warm(self, position: Position[Any]) -> None:
         if self.tree == "compiled" and not position.is_over():
             self._search_compiled(position, Limit(iterations=1), random.Random(0))

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from boardlab.ai import make_agent
+from boardlab.ai import level_spec, make_agent
 from boardlab.ai.base import AgentFault, Limit
 from boardlab.arena import results_file
 from boardlab.arena.backends import Backend, LocalBackend
@@ -189,7 +189,7 @@ def play_match(
             if index not in done
         )
         with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
-            for _, result in finished:
+            for _number, result in finished:
                 if log is not None:
                     log.append(asdict(result))
                 played.append(result)
@@ -212,12 +212,12 @@ def match_key(
     games: int,
 ) -> str:
     """What identifies a match in its results file: the settings that fix its games.
-    Random openings are named by their length (the seed draws them), a file's by the
-    positions it holds."""
+    A level is named by the agent it stands for in the game (a level retuned between
+    two runs is another match); random openings by their length (the seed draws them),
+    a file's by the positions it holds."""
     drawn = openings.length if openings.more is not None else openings.known
-    return results_file.settings_key(
-        game_id, options, agent_a, agent_b, seed, drawn, seconds, games
-    )
+    specs = (level_spec(agent_a, game_id), level_spec(agent_b, game_id))
+    return results_file.settings_key(game_id, options, *specs, seed, drawn, seconds, games)
 
 
 #: The fields of a match's results line besides its key: a game result's.

@@ -91,6 +91,8 @@ class ResultsFile(Generic[Entry]):
         done: dict[int, Entry] = {}
         lines_of: dict[int, int] = {}  # game number: the line it is on
         lines = text.splitlines()
+        if lines and not text.endswith("\n"):
+            lines.pop()  # a last line a stop left unfinished: its game is played again
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -98,8 +100,6 @@ class ResultsFile(Generic[Entry]):
                 data = json.loads(line)
             except ValueError:
                 data = None
-                if number == len(lines) and not text.endswith("\n"):
-                    break  # a last line cut short by a stop: that game is played again
             if not isinstance(data, dict) or self.fields - data.keys() or self.kind not in data:
                 raise BoardlabError(self._said("line").format(path=self.path, number=number))
             if data[self.kind] != self.key:

@@ -1,7 +1,8 @@
 """UCT with MCTS-Solver, compiled: the tree lives in flat arrays and every iteration
 (selection, expansion, a uniform-random rollout, backpropagation, proofs) runs inside
 numba over the game's kernel. States are not stored: an iteration replays the actions
-from the root, which the kernels do in nanoseconds, so a node costs about 40 bytes.
+from the root, which the kernels do in nanoseconds, so a node costs about 40 bytes (48
+with the minimax backups below).
 
 With ``minimax`` above 0 the search also keeps implicit minimax backups (Lanctot,
 Winands, Pepels and Sturtevant, 2014): each new leaf gets the game's evaluation, every
@@ -194,6 +195,19 @@ def _iterate(
     return done
 
 
+def searched_kernel(game: Game[Any], minimax: float = 0.0) -> Any:
+    """The kernel a compiled search of ``game`` runs on: refused in one line if the game
+    has none, or, for ``minimax``, if it has no evaluation."""
+    kernel = kernel_for(game)
+    if minimax > 0 and not hasattr(kernel, "evaluate"):
+        raise BoardlabError(
+            _("agent 'mcts' with minimax needs an evaluation in the kernel of {game}").format(
+                game=game.name
+            )
+        )
+    return kernel
+
+
 class CompiledSearch:
     """A compiled MCTS over one game's kernel, with a node capacity fixed up front."""
 
@@ -201,13 +215,7 @@ class CompiledSearch:
         self, game: Game[Any], capacity: int = 1_000_000, c: float = 1.4, minimax: float = 0.0
     ) -> None:
         self.game = game
-        self.kernel = kernel_for(game)
-        if minimax > 0 and not hasattr(self.kernel, "evaluate"):
-            raise BoardlabError(
-                _("agent 'mcts' with minimax needs an evaluation in {game}'s kernel").format(
-                    game=game.id
-                )
-            )
+        self.kernel = searched_kernel(game, minimax)
         self.params = self.kernel.params(game)
         self.capacity = capacity
         self.c = c

@@ -147,9 +147,7 @@ Position: SOUTH/NORTH STORES SIDE ROUND TURNS, e.g. 6,6,6,6,6,6/6,6,6,6,6,6 0/0 
     #: to 0.85). ``expert`` is alpha-beta, which wins from the losing seat against
     #: ``hard`` where the MCTS of the same time does not (docs/ai.md).
     levels = MappingProxyType({"beginner": "greedy:noise=0.7"})
-    compiled_levels = MappingProxyType(
-        {"expert": "alphabeta:engine=compiled,nodes=2000000,time=2"}
-    )
+    compiled_levels = MappingProxyType({"expert": "alphabeta:engine=compiled,nodes=2000000,time=2"})
     study_options = ("sow_opponent_store", "skip_origin", "lone_seed")
     schema = OptionSchema(
         (
