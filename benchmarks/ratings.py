@@ -383,6 +383,7 @@ def main() -> None:
             f"expected games among {', '.join(GAMES)}, --pairs and --positions of 1 or more, "
             f"--load of 0 or more; got games {args.games}"
         )
+    args.results, args.docs = args.results.resolve(), args.docs.resolve()  # before chdir
     if args.agents and (args.results == RESULTS or args.docs == DOCS):
         parser.error("--agents is for a quick test: give --results DIR and --docs FILE elsewhere")
     os.chdir(ROOT)  # the weights' paths in the agent specs are the repository's

@@ -19,8 +19,9 @@ the results, from the side of the player to act, from the most recent positions.
 After every iteration the weights are written atomically to ``--out`` (numpy, what
 ``az:weights=FILE`` reads) and a checkpoint beside it (``.pt``) that ``--resume``
 continues from; a line of JSON per iteration goes to ``--out`` with ``.log``. Training
-stops after ``--minutes`` or, if given, ``--iterations`` (which, seeded, gives the same
-weights on any machine: ``tests/test_az.py`` trains a small Galatjang that way).
+stops after ``--minutes`` or, if given, ``--iterations`` (which, seeded and with
+``--threads 1``, gives the same weights on the same machine: ``tests/test_az.py`` trains
+a small Galatjang that way).
 """
 
 from __future__ import annotations

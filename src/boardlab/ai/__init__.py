@@ -52,8 +52,8 @@ AGENTS: dict[str, type[Agent]] = {
 COMPILED_LEVELS: dict[str, str] = {
     "beginner": "greedy:noise=0.5",
     "easy": "greedy",
-    "medium": "mcts:tree=compiled,iterations=3000,time=0.1",
-    "hard": "mcts:tree=compiled,iterations=20000,time=0.3",
+    "medium": "mcts:tree=compiled,iterations=3000,time=0.5",
+    "hard": "mcts:tree=compiled,iterations=20000,time=1",
     "expert": "mcts:tree=compiled,iterations=400000,time=2",
     "master": "mcts:tree=compiled,minimax=0.4,iterations=350000,time=2",
     "perfect": "perfect",

@@ -21,7 +21,7 @@ from boardlab.cli.common import (
 )
 from boardlab.core.errors import BoardlabError
 from boardlab.core.files import write_atomic
-from boardlab.core.i18n import _, pgettext
+from boardlab.core.i18n import _, ngettext, pgettext
 
 
 def add(commands: Commands) -> argparse.ArgumentParser:
@@ -123,9 +123,11 @@ def run(args: argparse.Namespace) -> int:
             )
     if result.resumed:
         print(
-            _("{path}: {games} games of this match were played before").format(
-                path=args.results, games=result.resumed
-            )
+            ngettext(
+                "{path}: {games} game of this match was played before",
+                "{path}: {games} games of this match were played before",
+                result.resumed,
+            ).format(path=args.results, games=result.resumed)
         )
     score = result.score
     low, high = score.interval()

@@ -74,7 +74,7 @@ def lane_for(spec: str, game: Any = None) -> str:
     """The lane of a search by the agent ``spec`` in ``game`` (a game, its id or None):
     quick for agents that do not search (random, greedy) and for searches bounded to
     about half a second (``QUICK_SECONDS``, ``QUICK_DEPTH``, ``QUICK_WORK``), which on an
-    install with numba are the levels beginner to hard; slow for expert and perfect, for
+    install with numba are the levels beginner to hard; slow for expert, master and perfect, for
     larger budgets, for other agents (external engines, models) and for specs that do
     not parse (their error comes from the worker)."""
     from boardlab.ai import parse_spec
