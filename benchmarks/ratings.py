@@ -285,10 +285,7 @@ def write_markdown(saved: dict[str, Any], path: Path) -> None:
     ]
     for game, result in saved.get("ratings", {}).items():
         lines += [
-            "",
-            f"## {game}: ratings",
-            "",
-            f"Command: `{result['command']}` ({result['date']}, {result['cores']} cores): "
+            *section_head(game, "ratings", result),
             f"pairs a meeting {result['pairs']}, from openings of {result['openings']} random "
             f"actions, seed {result['seed']}; "
             + (
@@ -316,10 +313,7 @@ def write_markdown(saved: dict[str, Any], path: Path) -> None:
             lines += ["", "Left out: " + "; ".join(result["skipped"]) + "."]
     for game, result in saved.get("times", {}).items():
         lines += [
-            "",
-            f"## {game}: time per action",
-            "",
-            f"Command: `{result['command']}` ({result['date']}, {result['cores']} cores): "
+            *section_head(game, "time per action", result),
             f"{result['positions']} positions of games between `medium` players, evenly over "
             f"the games' stages; *idle*: the level alone (*load before*: the 1-minute load "
             f"average as it began); *loaded*: beside {result['busy']} busy processes. "
@@ -338,6 +332,17 @@ def write_markdown(saved: dict[str, Any], path: Path) -> None:
                 f"| {row['promise']:g} | {within} |"
             )
     write_atomic(path, "\n".join(lines) + "\n")
+
+
+def section_head(game: str, title: str, result: dict[str, Any]) -> list[str]:
+    """A game's section of ratings.md: its heading, then the start of the line naming the
+    command that measured it (the caller's text follows on the same line)."""
+    return [
+        "",
+        f"## {game}: {title}",
+        "",
+        f"Command: `{result['command']}` ({result['date']}, {result['cores']} cores):",
+    ]
 
 
 def copy_to_docs(saved: dict[str, Any], docs: Path) -> None:
