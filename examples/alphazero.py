@@ -15,6 +15,9 @@ ones are the most visited.
 Training: the network (a multilayer perceptron over ``Game.observation``, a policy
 head over the game's actions, a tanh value head) learns the visit distributions and
 the results, from the side of the player to act, from the most recent positions.
+With ``--exact`` a game's solver labels the positions it reaches instead (a table of
+the whole game, or endgames): the policy target is its best actions in equal shares and the
+value its result under perfect play, so self-play only chooses the positions learnt.
 
 After every iteration the weights are written atomically to ``--out`` (numpy, what
 ``az:weights=FILE`` reads) and a checkpoint beside it (``.pt``) that ``--resume``
@@ -40,6 +43,7 @@ import torch
 
 import boardlab
 from boardlab.ai.az import Search, save_weights
+from boardlab.solve import exact_values
 
 
 class Net(torch.nn.Module):  # type: ignore[misc]
@@ -84,7 +88,9 @@ class SelfPlay:
         self.game = game
         self.batch = Batch(game, n, seed=seed)
         self.positions = [game.initial() for _ in range(n)]
-        self.history: list[list[tuple[Any, Any, Any, int]]] = [[] for _ in range(n)]
+        #: Each game's positions so far: observation, legal mask, policy target, the
+        #: player to act and the solver's result for them (None where it does not reach).
+        self.history: list[list[tuple[Any, Any, Any, int, float | None]]] = [[] for _ in range(n)]
 
     def play(self, net: Net, args: Any, rng: random.Random) -> list[tuple[Any, ...]]:
         """Moves in every game until ``args.games`` games have ended; their positions
@@ -97,7 +103,10 @@ class SelfPlay:
             for i, action in enumerate(actions):
                 if self.batch.ended[i]:
                     rewards = self.batch.rewards[i]
-                    samples += [(o, m, t, float(rewards[p])) for o, m, t, p in self.history[i]]
+                    samples += [
+                        (o, m, t, float(rewards[p]) if exact is None else exact)
+                        for o, m, t, p, exact in self.history[i]
+                    ]
                     self.history[i] = []
                     self.positions[i] = self.game.initial()
                     ended += 1
@@ -126,12 +135,10 @@ class SelfPlay:
         for i, search in enumerate(searches):
             assert self.positions[i].to_act == batch.to_act[i], "the batch and the engine agree"
             policy = search.policy()
-            target = np.zeros(game.num_actions, np.float32)
-            for action, share in policy.items():
-                target[action] = share
+            target, exact = self.label(policy, args.exact, i)
             mask = batch.masks[i].astype(np.bool_)
             self.history[i].append(
-                (batch.observations[i].copy(), mask, target, int(batch.to_act[i]))
+                (batch.observations[i].copy(), mask, target, int(batch.to_act[i]), exact)
             )
             moves, shares = zip(*policy.items(), strict=True)
             if len(self.history[i]) <= args.sample_moves:
@@ -139,6 +146,21 @@ class SelfPlay:
             else:
                 actions[i] = max(moves, key=lambda a: policy[a])
         return actions
+
+    def label(self, policy: dict[int, float], exact: bool, i: int) -> tuple[Any, float | None]:
+        """Game ``i``'s policy target and, with ``exact`` where the game's solver reaches,
+        its result under perfect play: the solver's best actions in equal shares, not the
+        search's visits, and the result it proves, not the one this game reaches."""
+        target = np.zeros(self.game.num_actions, np.float32)
+        values = exact_values(self.game, self.positions[i].state) if exact else None
+        if not values:
+            for action, share in policy.items():
+                target[action] = share
+            return target, None
+        best = max(values.values())
+        optimal = [action for action, value in values.items() if value == best]
+        target[optimal] = 1.0 / len(optimal)
+        return target, float((best > 0) - (best < 0))
 
 
 def train(net: Net, optimiser: Any, buffer: deque[tuple[Any, ...]], args: Any) -> float:
@@ -188,6 +210,11 @@ def main() -> None:
     parser.add_argument("--c-puct", type=float, default=1.5)
     parser.add_argument("--alpha", type=float, default=0.5, help="Dirichlet noise")
     parser.add_argument("--sample-moves", type=int, default=8)
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="learn the game's exact solver where it reaches: its best actions and results",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--threads", type=int, help="PyTorch's threads (default: every core; 1 gives the same sums)"
