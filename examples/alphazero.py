@@ -24,7 +24,8 @@ After every iteration the weights are written atomically to ``--out`` (numpy, wh
 continues from; a line of JSON per iteration goes to ``--out`` with ``.log``. Training
 stops after ``--minutes`` or, if given, ``--iterations`` (which, seeded and with
 ``--threads 1``, gives the same weights on the same machine: ``tests/test_az.py`` trains
-a small Galatjang that way).
+a small Galatjang that way). ``--keep N`` also keeps every N-th iteration's weights, whose
+strength ``benchmarks/learning_curve.py`` measures.
 """
 
 from __future__ import annotations
@@ -189,6 +190,12 @@ def train(net: Net, optimiser: Any, buffer: deque[tuple[Any, ...]], args: Any) -
     return mean
 
 
+def kept(out: Path, iteration: int) -> Path:
+    """Where ``--keep`` puts the weights of ``iteration``: beside ``out``, the iteration
+    in its name (``linja-az.npz`` gives ``linja-az-0040.npz``)."""
+    return out.with_name(f"{out.stem}-{iteration:04d}{out.suffix}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="AlphaZero-style training for a boardlab game")
     parser.add_argument("--game", default="galatjang")
@@ -220,6 +227,12 @@ def main() -> None:
         "--threads", type=int, help="PyTorch's threads (default: every core; 1 gives the same sums)"
     )
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    parser.add_argument(
+        "--keep",
+        type=int,
+        metavar="N",
+        help="also keep the weights of every N-th iteration beside --out, for a learning curve",
+    )
     args = parser.parse_args()
 
     options = dict(item.split("=", 1) for item in args.option)
@@ -254,6 +267,8 @@ def main() -> None:
         spent += time.perf_counter() - began
         iteration += 1
         export(net, game, args.out)
+        if args.keep and iteration % args.keep == 0:
+            export(net, game, kept(args.out, iteration))
         temporary = checkpoint.with_name(checkpoint.name + ".tmp")
         state = {
             "net": net.state_dict(),

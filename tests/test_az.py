@@ -164,7 +164,8 @@ def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
     out = tmp_path / "g.npz"
     command = [
         sys.executable, str(ROOT / "examples" / "alphazero.py"), "--game", "galatjang",
-        "-o", "pits=3", "--out", str(out), "--games", "4", "--sims", "6", "--minutes", "0.01",
+        "-o", "pits=3", "--out", str(out), "--games", "4", "--sims", "6", "--keep", "1",
+        "--minutes", "0.01",
     ]  # fmt: skip
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
@@ -181,6 +182,8 @@ def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
     assert len(lines) > done
     assert [x["iteration"] for x in lines] == list(range(1, len(lines) + 1))
     assert lines[0]["positions"] > 0
+    kept = sorted(p.name for p in tmp_path.glob("g-*.npz"))
+    assert kept == [f"g-{x['iteration']:04d}.npz" for x in lines]
     game = boardlab.new_game("galatjang", pits=3)
     agent = make_agent(f"az:weights={out},iterations=10", game=game)
     agent.check(game)
