@@ -43,7 +43,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shlex
 import sys
 import time
@@ -55,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.ai import level_spec, make_agent
-from boardlab.ai.az import Network, save_weights
+from boardlab.ai.az import Network, kept_weights, save_weights
 from boardlab.arena.match import GameResult, play_match
 from boardlab.arena.openings import Openings, described
 from boardlab.core.errors import BoardlabError
@@ -99,18 +98,6 @@ def read_log(path: Path) -> dict[int, float]:
                 f"(expected JSON with iteration and minutes): {line[:60]!r}"
             ) from None
     return minutes
-
-
-def kept_weights(weights: Path) -> dict[int, Path]:
-    """The weights ``--keep`` left beside ``weights``, by iteration (named as
-    examples/alphazero.py's ``kept`` names them: ``NAME-0040.npz``)."""
-    pattern = re.compile(re.escape(weights.stem) + r"-(\d{4,})" + re.escape(weights.suffix))
-    found = {}
-    for path in weights.parent.iterdir():
-        match = pattern.fullmatch(path.name)
-        if match:
-            found[int(match.group(1))] = path
-    return dict(sorted(found.items()))
 
 
 def points_of(weights: Path, untrained: Path) -> tuple[list[Point], list[str]]:

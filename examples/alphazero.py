@@ -43,7 +43,7 @@ import numpy as np
 import torch
 
 import boardlab
-from boardlab.ai.az import Search, save_weights
+from boardlab.ai.az import Search, kept_path, save_weights
 from boardlab.solve import exact_values
 
 
@@ -190,12 +190,6 @@ def train(net: Net, optimiser: Any, buffer: deque[tuple[Any, ...]], args: Any) -
     return mean
 
 
-def kept(out: Path, iteration: int) -> Path:
-    """Where ``--keep`` puts the weights of ``iteration``: beside ``out``, the iteration
-    in its name (``linja-az.npz`` gives ``linja-az-0040.npz``)."""
-    return out.with_name(f"{out.stem}-{iteration:04d}{out.suffix}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description="AlphaZero-style training for a boardlab game")
     parser.add_argument("--game", default="galatjang")
@@ -268,7 +262,7 @@ def main() -> None:
         iteration += 1
         export(net, game, args.out)
         if args.keep and iteration % args.keep == 0:
-            export(net, game, kept(args.out, iteration))
+            export(net, game, kept_path(args.out, iteration))
         temporary = checkpoint.with_name(checkpoint.name + ".tmp")
         state = {
             "net": net.state_dict(),

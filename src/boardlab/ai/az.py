@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -41,6 +42,23 @@ from boardlab.core.i18n import _
 from boardlab.extras import import_extra
 
 DEFAULT_ITERATIONS = 200
+
+
+def kept_path(out: Path, iteration: int) -> Path:
+    """Where a training keeps the weights of ``iteration`` for a learning curve: beside
+    its weights ``out``, the iteration in the name (``linja-az.npz``: ``linja-az-0040.npz``)."""
+    return out.with_name(f"{out.stem}-{iteration:04d}{out.suffix}")
+
+
+def kept_weights(out: Path) -> dict[int, Path]:
+    """The weights a training kept beside ``out`` (``kept_path``), by iteration."""
+    pattern = re.compile(re.escape(out.stem) + r"-(\d{4,})" + re.escape(out.suffix))
+    found = {}
+    for path in out.parent.iterdir():
+        match = pattern.fullmatch(path.name)
+        if match:
+            found[int(match.group(1))] = path
+    return dict(sorted(found.items()))
 
 
 def save_weights(
