@@ -46,7 +46,7 @@ DEFAULT_ITERATIONS = 200
 
 def kept_path(out: Path, iteration: int) -> Path:
     """Where a training keeps the weights of ``iteration`` for a learning curve: beside
-    its weights ``out``, the iteration in the name (``linja-az.npz``: ``linja-az-0040.npz``)."""
+    its weights ``out``, the iteration in the name (``net.npz``: ``net-0040.npz``)."""
     return out.with_name(f"{out.stem}-{iteration:04d}{out.suffix}")
 
 
