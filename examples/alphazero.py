@@ -44,7 +44,8 @@ import torch
 
 import boardlab
 from boardlab.ai.az import Search, kept_path, save_weights
-from boardlab.solve import exact_values
+from boardlab.core.errors import BoardlabError
+from boardlab.solve import exact_values, solver_class_or_none
 
 
 class Net(torch.nn.Module):  # type: ignore[misc]
@@ -229,8 +230,21 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    options = dict(item.split("=", 1) for item in args.option)
-    game = boardlab.new_game(args.game, options)
+    if args.keep is not None and args.keep < 1:
+        parser.error(f"--keep {args.keep}: expected a number of iterations, 1 or more")
+    bad = [item for item in args.option if "=" not in item]
+    if bad:
+        parser.error(f"-o {bad[0]!r}: expected NAME=VALUE, like -o pits=3")
+    try:
+        game = boardlab.new_game(args.game, dict(item.split("=", 1) for item in args.option))
+    except BoardlabError as error:
+        parser.error(str(error))
+    solver = solver_class_or_none(game)
+    if args.exact and (solver is None or (solver.needs_table and not solver.table_exists(game))):
+        parser.error(
+            f"--exact: {args.game} has no exact values here"
+            + (f" (build its table: boardlab solve {args.game})" if solver else " (no solver)")
+        )
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads or max(1, os.cpu_count() or 1))
     rng = random.Random(args.seed)
