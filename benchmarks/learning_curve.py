@@ -51,8 +51,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from boardlab.ai import level_spec, make_agent
 from boardlab.ai.az import Network, kept_weights, save_weights
 from boardlab.arena.match import GameResult, play_match
@@ -146,6 +144,7 @@ def check_weights(path: Path, game: Game[Any]) -> None:
 def untrained_weights(game: Game[Any], path: Path) -> None:
     """All-zero weights for ``game`` at ``path`` (written only if they differ, so a
     committed file stays as it is)."""
+    np = import_extra("numpy", "the learning curve")
     size = len(game.observation(game.initial_state()))
     actions = game.num_actions
 
@@ -174,6 +173,7 @@ def untrained_weights(game: Game[Any], path: Path) -> None:
 def digest(path: Path) -> str:
     """A short hash of a weights file's arrays (not its bytes: the zip holds the time it
     was written)."""
+    np = import_extra("numpy", "the learning curve")
     hashed = hashlib.sha256()
     with open(path, "rb") as stream, np.load(stream, allow_pickle=False) as data:
         for name in sorted(data.files):
