@@ -6,7 +6,7 @@
 *Ratings*: for each game a round robin (``boardlab.arena.tournament``) of every level as
 that game plays it (``boardlab.ai.levels``), ``perfect`` where the game's solver answers
 on this machine, the learned agent where ``examples/weights/<game>-az.npz`` exists, and
-OpenSpiel's C++ ``MCTSBot`` (``openspiel:iterations=3000``) as an outside anchor: pairs of
+OpenSpiel's C++ ``MCTSBot`` (``openspiel:iterations=1000``) as an outside anchor: pairs of
 games with the seats swapped, both from the same opening of random actions, a fixed seed.
 Each game is added to ``benchmarks/results/ratings-<game>.jsonl`` as it ends, so the same
 command resumes a stopped run. The Bradley-Terry ratings are shifted so that the anchor is
@@ -49,7 +49,7 @@ DOCS = ROOT / "docs" / "ai.md"
 GAMES = ("jinli", "linja", "galatjang")
 #: The searching and simple levels every game plays; ``perfect`` joins where it can.
 RATED_LEVELS = tuple(name for name in LEVEL_NAMES if name != "perfect")
-ANCHOR = "openspiel:iterations=3000"
+ANCHOR = "openspiel:iterations=1000"
 SEED = 35
 BEGIN = "<!-- level ratings table: copied from benchmarks/results/ratings.md -->"
 END = "<!-- end of level ratings table -->"
