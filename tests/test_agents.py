@@ -392,6 +392,20 @@ def test_the_spec_budget_applies_and_an_explicit_limit_overrides_it() -> None:
     assert make_agent("alphabeta:depth=9", seed=1).choose(pos, Limit(depth=1)).depth == 1
 
 
+@pytest.mark.parametrize(
+    ("seconds", "searched"), [(0.1, 0.098), (0.7, 0.686), (2.0, 1.96), (5.0, 4.95), (60.0, 59.95)]
+)
+def test_a_search_keeps_the_moves_overhead_back_from_its_time(
+    seconds: float, searched: float
+) -> None:
+    """The search stops early enough for the answer and a loaded machine's waits to fit in
+    the promised time: 2% of it, at most 50 ms; whether the time is the spec's or given."""
+    assert make_agent(f"mcts:time={seconds}").limit_for(None).time == pytest.approx(searched)
+    given = make_agent("mcts:iterations=5").limit_for(Limit(time=seconds, iterations=9))
+    assert (given.time, given.iterations) == (pytest.approx(searched), 9)
+    assert make_agent("mcts:iterations=5").limit_for(None).time is None
+
+
 TIME_LIMIT = 0.3
 TIME_MARGIN = 2.0  # generous: the only wall-clock assertion of the file
 

@@ -22,6 +22,11 @@ from boardlab.core.game import Game, Position
 from boardlab.core.i18n import _
 
 WIN = 1.0
+#: What a move's time keeps back from its search: a share of it, at most MOVE_OVERHEAD
+#: seconds, for the answer built after the search and the waits for a core on a loaded
+#: machine (a few scheduler slices), so that an agent never thinks past its ``time=``.
+OVERHEAD_SHARE = 0.02
+MOVE_OVERHEAD = 0.05
 
 
 @dataclass(frozen=True)
@@ -157,7 +162,12 @@ class Agent(ABC):
         self.settings = settings
 
     def limit_for(self, limit: Limit | None) -> Limit:
-        return limit if limit is not None and limit.is_set() else self.budget
+        """The budget of one choice: ``limit`` if set, else the agent's own; its time less
+        the move's overhead."""
+        chosen = limit if limit is not None and limit.is_set() else self.budget
+        if chosen.time is None:
+            return chosen
+        return replace(chosen, time=chosen.time - min(MOVE_OVERHEAD, chosen.time * OVERHEAD_SHARE))
 
     @abstractmethod
     def choose(
