@@ -116,6 +116,27 @@ def test_the_command_resumes_and_an_sprt_decided_plays_nothing(
     assert again == first.splitlines()  # the openings, the times, the verdict: all read back
 
 
+def test_a_second_run_of_a_file_being_written_is_refused(tmp_path: Path) -> None:
+    """Two runs of one file would play its missing games twice: while one writes it (here:
+    after its first game) another is refused, and the file is the first run's alone."""
+    path = tmp_path / "m.jsonl"
+    refused: list[str] = []
+
+    def meanwhile(result: GameResult) -> None:
+        if result.index == 0:
+            with pytest.raises(BoardlabError) as error:
+                match(4, path)
+            refused.append(str(error.value))
+
+    first = match(4, path, progress=meanwhile)
+    assert refused == [
+        f"{path} is being written by another run: wait until it ends, or name another "
+        "--results file"
+    ]
+    assert [json.loads(line)["index"] for line in lines(path)] == [0, 1, 2, 3]
+    assert untimed(match(4, path).games) == untimed(first.games)  # free again: all read back
+
+
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The six lines of a small match, to be tampered with."""

@@ -7,7 +7,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping
-from contextlib import closing
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -173,30 +173,40 @@ def play_match(
     make_agent(agent_b, game=game_id).check(game)
     openings = openings or Openings()
     log = None
-    played: list[GameResult] = []
-    if results is not None:
-        key = match_key(game_id, options, agent_a, agent_b, seed, openings, seconds, games)
-        log = results_of(Path(results), key, games)
-        played = list(log.resume().values())
-        if played:  # their openings drawn, so that the openings used are those described
-            openings.of_pair(max(result.index for result in played) // 2)
-    resumed = len(played)
-    if not (played and stop is not None and stop(played)):
-        done = {result.index for result in played}
-        tasks = (
-            (game_id, options, agent_a, agent_b, index, seed, openings.of_pair(index // 2), seconds)
-            for index in range(games)
-            if index not in done
-        )
-        with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
-            for _number, result in finished:
-                if log is not None:
-                    log.append(asdict(result))
-                played.append(result)
-                if progress:
-                    progress(result)
-                if stop is not None and stop(played):
-                    break
+    with ExitStack() as held:
+        played: list[GameResult] = []
+        if results is not None:
+            key = match_key(game_id, options, agent_a, agent_b, seed, openings, seconds, games)
+            log = results_of(Path(results), key, games)
+            played = list(held.enter_context(log.resumed()).values())
+            if played:  # their openings drawn, so that the openings used are those described
+                openings.of_pair(max(result.index for result in played) // 2)
+        resumed = len(played)
+        if not (played and stop is not None and stop(played)):
+            done = {result.index for result in played}
+            tasks = (
+                (
+                    game_id,
+                    options,
+                    agent_a,
+                    agent_b,
+                    index,
+                    seed,
+                    openings.of_pair(index // 2),
+                    seconds,
+                )
+                for index in range(games)
+                if index not in done
+            )
+            with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
+                for _number, result in finished:
+                    if log is not None:
+                        log.append(asdict(result))
+                    played.append(result)
+                    if progress:
+                        progress(result)
+                    if stop is not None and stop(played):
+                        break
     played.sort(key=lambda r: r.index)
     return MatchResult(game_id, options, agent_a, agent_b, tuple(played), resumed)
 

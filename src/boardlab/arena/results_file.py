@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from boardlab.core.errors import BoardlabError
-from boardlab.core.files import append_line, cut_short
+from boardlab.core.files import append_line, cut_short, locked
 from boardlab.core.i18n import N_, _
 
 #: What one game can score for a side: a loss, a draw, a win.
@@ -118,13 +119,23 @@ class ResultsFile(Generic[Entry]):
     def _said(self, fault: str) -> str:
         return _(_SAID[self.kind, fault])
 
-    def resume(self) -> dict[int, Entry]:
-        """The games already in the file, which is then ready for more: a last line a stop
-        cut short is dropped (its game is played again)."""
-        done = self.load()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        cut_short(self.path)
-        return done
+    @contextmanager
+    def resumed(self) -> Iterator[dict[int, Entry]]:
+        """The games already in the file, which is then ready for more while the block
+        runs: a last line a stop cut short is dropped (its game is played again). One run
+        at a time writes a file: another that names it meanwhile is refused, as it would
+        play the same games again."""
+        with locked(self.path, wait=False) as had:
+            if not had:
+                raise BoardlabError(
+                    _(
+                        "{path} is being written by another run: wait until it ends, "
+                        "or name another --results file"
+                    ).format(path=self.path)
+                )
+            done = self.load()
+            cut_short(self.path)
+            yield done
 
     def append(self, fields: Mapping[str, Any]) -> None:
         """Add one game, on disk before the next one counts."""

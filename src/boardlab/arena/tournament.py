@@ -169,20 +169,20 @@ def run(
     for spec in set(plan.agents):
         make_agent(spec, game=plan.game).check(game)
     results = results_of(path, plan)
-    done = results.resume()
-    entries = list(done.values())
-    tasks = (
-        (plan.game, plan.options, a, b, number, plan.seed, opening)
-        for number, a, b, opening in plan.games()
-        if number not in done
-    )
-    with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
-        for task, result in finished:
-            entry = entry_of(result, task[2], task[3])
-            results.append(entry.__dict__)
-            entries.append(entry)
-            if progress:
-                progress(entries)
+    with results.resumed() as done:
+        entries = list(done.values())
+        tasks = (
+            (plan.game, plan.options, a, b, number, plan.seed, opening)
+            for number, a, b, opening in plan.games()
+            if number not in done
+        )
+        with closing((backend or LocalBackend(jobs)).unordered(play_game, tasks)) as finished:
+            for task, result in finished:
+                entry = entry_of(result, task[2], task[3])
+                results.append(entry.__dict__)
+                entries.append(entry)
+                if progress:
+                    progress(entries)
     return sorted(entries, key=lambda e: e.number)
 
 

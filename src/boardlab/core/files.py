@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -69,6 +70,30 @@ def cut_short(path: str | os.PathLike[str]) -> None:
     if data and not data.endswith(b"\n"):
         with target.open("r+b") as stream:
             stream.truncate(data.rfind(b"\n") + 1)
+
+
+@contextmanager
+def locked(path: str | os.PathLike[str], wait: bool = True) -> Iterator[bool]:
+    """Hold the lock of ``path`` (a file lock, created if missing) while the block runs;
+    whether it was had (False: another process holds it and ``wait`` is off). The
+    kernel lets go when the holder dies, so a crash never leaves it held. Windows has
+    no such locks: there every caller has it."""
+    if sys.platform == "win32":
+        yield True
+        return
+    import fcntl
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def games_dir() -> Path:

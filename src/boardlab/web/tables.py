@@ -44,7 +44,7 @@ from typing import Any
 
 import boardlab
 from boardlab.core.errors import BoardlabError, UnknownGameError
-from boardlab.core.files import write_atomic
+from boardlab.core.files import locked, write_atomic
 from boardlab.core.i18n import _
 from boardlab.web.data import NotFound, RequestError, StaleError
 
@@ -104,20 +104,9 @@ def write_status(game_id: str, **changes: Any) -> dict[str, Any]:
 @contextlib.contextmanager
 def _one_lock(wait: bool = False) -> Iterator[bool]:
     """Hold the lock of the one builder while the block runs; whether it was had (False:
-    another builder holds it). Let go by the kernel when its holder dies."""
-    import fcntl
-
-    builds_dir().mkdir(parents=True, exist_ok=True)
-    with open(builds_dir() / "one.lock", "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    another builder holds it)."""
+    with locked(builds_dir() / "one.lock", wait) as had:
+        yield had
 
 
 def builder_running() -> bool:

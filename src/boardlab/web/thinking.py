@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
+from boardlab.core.files import locked
 from boardlab.core.record import AGREEMENT, GameRecord
 
 
@@ -314,19 +315,11 @@ def one_at_a_time() -> Iterator[float]:
     Without numba there is nothing to compile and no lock."""
     from boardlab.extras import has
 
-    if sys.platform == "win32" or not has("fast"):  # no file locks, or nothing to compile
+    if not has("fast"):  # nothing to compile
         yield 0.0
         return
-    import fcntl
-
     from boardlab.fast.specialise import cache_dir
 
-    folder = cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "prepare.lock", "a") as lock:
-        began = time.perf_counter()
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield time.perf_counter() - began
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    began = time.perf_counter()
+    with locked(cache_dir() / "prepare.lock"):
+        yield time.perf_counter() - began
