@@ -386,7 +386,8 @@ def main() -> None:
     if unknown or args.pairs < 1 or args.positions < 1 or args.load < 0:
         parser.error(
             f"expected games among {', '.join(GAMES)}, --pairs and --positions of 1 or more, "
-            f"--load of 0 or more; got games {args.games}"
+            f"--load of 0 or more; got games {args.games}, --pairs {args.pairs}, "
+            f"--positions {args.positions}, --load {args.load}"
         )
     args.results, args.docs = args.results.resolve(), args.docs.resolve()  # before chdir
     if args.agents and (args.results == RESULTS or args.docs == DOCS):
