@@ -153,6 +153,11 @@ def test_replay_stops_at_a_bad_action_with_status_1(
             "--depth/-d: bad value '-1': expected an integer from 0 to 40",
         ),
         (["replay", "linja", "/no/such/file"], "No such file or directory: /no/such/file"),
+        (
+            ["match", "linja", "easy", "easy", "--games", "2", "--results", "/"],
+            "boardlab: / is a folder, not a file: name a file",
+        ),
+        (["replay", "linja", "/"], "boardlab: / is a folder, not a file"),
         (["dance"], "invalid choice: 'dance'"),
     ],
 )

@@ -174,6 +174,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             # The reader went away (``| head``): stop quietly.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
+        except IsADirectoryError as error:
+            say(
+                "boardlab: "
+                + _("{path} is a folder, not a file: name a file").format(
+                    path=error.filename
+                )
+            )
+            return 2
         except OSError as error:
             say(f"boardlab: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
             return 2
