@@ -20,12 +20,13 @@ the whole game, or endgames): the policy target is its best actions in equal sha
 value its result under perfect play, so self-play only chooses the positions learnt.
 
 After every iteration the weights are written atomically to ``--out`` (numpy, what
-``az:weights=FILE`` reads) and a checkpoint beside it (``.pt``) that ``--resume``
-continues from; a line of JSON per iteration goes to ``--out`` with ``.log``. Training
-stops after ``--minutes`` or, if given, ``--iterations`` (which, seeded and with
-``--threads 1``, gives the same weights on the same machine: ``tests/test_az.py`` trains
-a small Galatjang that way). ``--keep N`` also keeps every N-th iteration's weights, whose
-strength ``benchmarks/learning_curve.py`` measures.
+``az:weights=FILE`` reads) and a checkpoint beside it (``.pt``: the network, the
+optimiser, the positions kept for learning) that ``--resume`` continues from; a line of
+JSON per iteration goes to ``--out`` with ``.log``. Training stops after ``--minutes``
+or, if given, ``--iterations`` (which, seeded and with ``--threads 1``, gives the same
+weights on the same machine: ``tests/test_az.py`` trains a small Galatjang that way).
+``--keep N`` also keeps every N-th iteration's weights, whose strength
+``benchmarks/learning_curve.py`` measures.
 """
 
 from __future__ import annotations
@@ -165,6 +166,25 @@ class SelfPlay:
         return target, float((best > 0) - (best < 0))
 
 
+def packed(buffer: deque[tuple[Any, ...]]) -> dict[str, np.ndarray]:
+    """The positions kept, as four arrays for the checkpoint: a resumed run learns from
+    the same positions as one never stopped."""
+    return {
+        "observations": np.stack([d[0] for d in buffer]),
+        "masks": np.stack([d[1] for d in buffer]),
+        "targets": np.stack([d[2] for d in buffer]),
+        "results": np.array([d[3] for d in buffer], dtype=np.float32),
+    }
+
+
+def unpacked(arrays: dict[str, np.ndarray] | None) -> list[tuple[Any, ...]]:
+    """The positions of a checkpoint's ``packed`` buffer (none from an older checkpoint)."""
+    if arrays is None:
+        return []
+    columns = (arrays["observations"], arrays["masks"], arrays["targets"], arrays["results"])
+    return [(o, m, t, float(r)) for o, m, t, r in zip(*columns, strict=True)]
+
+
 def train(net: Net, optimiser: Any, buffer: deque[tuple[Any, ...]], args: Any) -> float:
     """``args.epochs`` passes over the buffer; the mean loss of the last."""
     data = list(buffer)
@@ -255,14 +275,15 @@ def main() -> None:
     checkpoint = args.out.with_suffix(".pt")
     log = args.out.with_suffix(".log")
     iteration, spent = 0, 0.0
+    buffer: deque[tuple[Any, ...]] = deque(maxlen=args.buffer)
     if args.resume and checkpoint.exists():
         saved = torch.load(checkpoint, weights_only=False)
         net.load_state_dict(saved["net"])
         optimiser.load_state_dict(saved["optimiser"])
         iteration, spent = saved["iteration"], saved["seconds"]
         rng.setstate(saved["rng"])
+        buffer.extend(unpacked(saved.get("buffer")))
         print(f"resumed at iteration {iteration}, {spent / 60:.1f} minutes in")
-    buffer: deque[tuple[Any, ...]] = deque(maxlen=args.buffer)
     games = SelfPlay(game, args.games, args.seed + iteration)
     while spent < args.minutes * 60 and (args.iterations is None or iteration < args.iterations):
         began = time.perf_counter()
@@ -284,6 +305,7 @@ def main() -> None:
             "iteration": iteration,
             "seconds": spent,
             "rng": rng.getstate(),
+            "buffer": packed(buffer),
         }
         torch.save(state, temporary)
         os.replace(temporary, checkpoint)

@@ -181,6 +181,8 @@ def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in out.with_suffix(".log").read_text().splitlines()]
     assert len(lines) > done
     assert [x["iteration"] for x in lines] == list(range(1, len(lines) + 1))
+    resumed = lines[done]  # learnt from the positions kept before the stop, and new ones
+    assert resumed["buffer"] == min(40_000, lines[done - 1]["buffer"] + resumed["positions"])
     assert lines[0]["positions"] > 0
     kept = sorted(p.name for p in tmp_path.glob("g-*.npz"))
     assert kept == [f"g-{x['iteration']:04d}.npz" for x in lines]
