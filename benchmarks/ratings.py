@@ -180,6 +180,28 @@ def busy(processes: int) -> Iterator[None]:
             process.join()
 
 
+def cores_busy(seconds: float = 1.0) -> float | None:
+    """How many cores' worth of work the machine did over the next ``seconds`` (from
+    Linux's /proc/stat; None elsewhere): whether the idle timing is alone. Unlike the
+    load average, it does not carry the last loaded timing's processes over."""
+
+    def spent() -> tuple[int, int] | None:
+        try:
+            fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        except OSError:
+            return None
+        ticks = [int(field) for field in fields]
+        return sum(ticks), ticks[3] + ticks[4]  # all; idle and waiting for input
+
+    before = spent()
+    time.sleep(seconds)
+    after = spent()
+    if before is None or after is None or after[0] == before[0]:
+        return None
+    total, idle = after[0] - before[0], after[1] - before[1]
+    return (total - idle) / total * (os.cpu_count() or 1)
+
+
 def seconds_per_action(spec: str, game_id: str, chosen: list[Any]) -> list[float]:
     """The time ``spec`` takes for each position (its search compiled first)."""
     agent = make_agent(spec, 1, game_id)
@@ -206,7 +228,7 @@ def time_levels(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
     rows = []
     for name, (spec, promise) in searching.items():
         print(f"{game_id}: timing {name} ({spec}) on {len(chosen)} positions", flush=True)
-        load_before = os.getloadavg()[0]
+        busy_before = cores_busy()
         idle = seconds_per_action(spec, game_id, chosen)
         with busy(args.load):
             loaded = seconds_per_action(spec, game_id, chosen)
@@ -215,7 +237,7 @@ def time_levels(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
                 "name": name,
                 "spec": spec,
                 "promise": promise,
-                "load_before": round(load_before, 2),
+                "busy_before": None if busy_before is None else round(busy_before, 2),
                 "idle_median": round(median(idle), 4),
                 "idle_max": round(max(idle), 4),
                 "loaded_median": round(median(loaded), 4),
@@ -315,18 +337,21 @@ def write_markdown(saved: dict[str, Any], path: Path) -> None:
         lines += [
             *section_head(game, "time per action", result),
             f"{result['positions']} positions of games between `medium` players, evenly over "
-            f"the games' stages; *idle*: the level alone (*load before*: the 1-minute load "
-            f"average as it began); *loaded*: beside {result['busy']} busy processes. "
+            f"the games' stages; *idle*: the level alone (*busy before*: the cores' worth of "
+            f"work the machine did in the second before it); *loaded*: beside "
+            f"{result['busy']} busy processes. "
             "*within*: the most time under load stayed within the promised `time=`.",
             "",
-            "| level | agent | load before | idle median | idle max | loaded median "
+            "| level | agent | busy before | idle median | idle max | loaded median "
             "| loaded max | promised | within |",
             "|---|---|---:|---:|---:|---:|---:|---:|---|",
         ]
         for row in result["rows"]:
             within = "yes" if row["loaded_max"] <= row["promise"] else "**no**"
+            before = row.get("busy_before")
             lines.append(
-                f"| `{row['name']}` | `{row['spec']}` | {row['load_before']:.2f} "
+                f"| `{row['name']}` | `{row['spec']}` | "
+                f"{'–' if before is None else f'{before:.2f}'} "
                 f"| {row['idle_median']:.3f} | {row['idle_max']:.3f} "
                 f"| {row['loaded_median']:.3f} | {row['loaded_max']:.3f} "
                 f"| {row['promise']:g} | {within} |"

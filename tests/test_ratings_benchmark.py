@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -78,6 +79,7 @@ def test_every_level_that_promises_a_time_is_timed(tmp_path: Path, docs: Path) -
     assert [row["name"] for row in times["rows"]] == ["medium", "hard", "expert", "master"]
     assert [row["promise"] for row in times["rows"]] == [0.5, 1.0, 2.0, 2.0]
     for row in times["rows"]:
+        assert 0 <= row["busy_before"] <= (os.cpu_count() or 1)
         assert 0 < row["idle_median"] <= row["idle_max"]
         assert 0 < row["loaded_median"] <= row["loaded_max"]
     assert len(between_markers(docs)) == 2 + 4
@@ -85,7 +87,7 @@ def test_every_level_that_promises_a_time_is_timed(tmp_path: Path, docs: Path) -
 
 def test_a_level_past_its_promise_is_marked() -> None:
     ratings = script()
-    row = {"spec": "mcts:time=2", "promise": 2.0, "idle_median": 0.7, "load_before": 0.0}
+    row = {"spec": "mcts:time=2", "promise": 2.0, "idle_median": 0.7, "busy_before": 0.0}
     saved = {
         "times": {
             "jinli": {
