@@ -192,6 +192,32 @@ def test_the_trainer_runs_resumes_and_its_weights_play(tmp_path: Path) -> None:
     assert agent.choose(game.initial()).action in game.initial().legal_actions()
 
 
+def test_the_checkpoint_keeps_the_positions_learnt_from_exactly() -> None:
+    need("torch")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("alphazero", ROOT / "examples" / "alphazero.py")
+    assert spec is not None and spec.loader is not None
+    trainer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trainer)
+    game = boardlab.new_game("jinli")
+    size = len(game.observation(game.initial_state()))
+    rng = np.random.default_rng(5)
+    kept = []
+    for _ in range(30):  # a visit distribution over a few actions, as the search leaves
+        target = np.zeros(game.num_actions, np.float32)
+        visited = rng.choice(game.num_actions, 7, replace=False)
+        target[visited] = rng.dirichlet(np.ones(7)).astype(np.float32)
+        observation = rng.random(size).astype(np.float32)
+        mask = rng.random(game.num_actions) < 0.2
+        kept.append((observation, mask, target, float(rng.choice([-1.0, 0.0, 1.0]))))
+    back = trainer.unpacked(trainer.packed(kept), game.num_actions)
+    assert len(back) == len(kept)
+    for (o, m, t, r), (o2, m2, t2, r2) in zip(kept, back, strict=True):
+        assert np.array_equal(o, o2) and np.array_equal(m, m2) and np.array_equal(t, t2)
+        assert (m2.dtype, t2.dtype, r2) == (np.bool_, np.float32, r)
+
+
 class SmallGame:
     """Galatjang with 3 pits of 4 seeds, solved by minimax: every position reachable from
     the start that is not over (6,188), its exact value and its actions' values, and the
