@@ -4,6 +4,7 @@ drops what is not yet played; bad backends and addresses are refused in one line
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -41,6 +42,15 @@ def test_closing_the_results_early_drops_the_games_not_played() -> None:
     with closing(LocalBackend(2).unordered(play_game, started)) as results:
         next(results)
     assert len(list(started)) > 990  # only a few were handed to the pool
+
+
+def test_closing_the_results_early_ends_the_calls_running() -> None:
+    """An SPRT's verdict ends the match at once: the games still running are not waited
+    for (here, sleeps of an hour beside one that ends at once)."""
+    began = time.monotonic()
+    with closing(LocalBackend(2).unordered(time.sleep, [(0,), (3600,), (3600,)])) as results:
+        assert next(results) == ((0,), None)
+    assert time.monotonic() - began < 600
 
 
 def test_bad_backends_are_refused_in_one_line() -> None:

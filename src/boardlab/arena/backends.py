@@ -32,7 +32,8 @@ BACKENDS = ("local", "ray")
 
 class Backend(ABC):
     """Runs calls of one function in parallel and yields ``(arguments, result)`` pairs in
-    the order they finish. Closing the iterator early drops the calls not yet started."""
+    the order they finish. Closing the iterator early drops the calls not yet started and
+    ends those running."""
 
     @abstractmethod
     def workers(self) -> int:
@@ -84,7 +85,21 @@ class LocalBackend(Backend):
                 for future in [f for f in pending if f in done]:  # in the order submitted
                     yield pending.pop(future), future.result()
         finally:
+            if pending:  # stopped before the end (a verdict, an error): nothing more counts
+                _end_calls(pool)
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _end_calls(pool: ProcessPoolExecutor) -> None:
+    """End the calls running in ``pool`` now rather than wait for games whose results
+    will be thrown away (at 5 s an action, minutes after an SPRT's verdict). The pool can
+    do it itself from Python 3.14; before, its processes are ended one by one."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 class RayBackend(Backend):
