@@ -177,9 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except IsADirectoryError as error:
             say(
                 "boardlab: "
-                + _("{path} is a folder, not a file: name a file").format(
-                    path=error.filename
-                )
+                + _("{path} is a folder, not a file: name a file").format(path=error.filename)
             )
             return 2
         except OSError as error:
