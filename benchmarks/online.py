@@ -136,6 +136,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import orjson
 import websockets
+from machine import clock_ticks, machine_busy
 from websockets.asyncio.client import ClientConnection, connect
 
 import boardlab
@@ -905,10 +906,6 @@ class Load:
 
 
 # ---------------------------------------------------------------------- processes
-def clock_ticks() -> int:
-    return os.sysconf("SC_CLK_TCK")
-
-
 def processes() -> dict[int, tuple[int, int, float, int]]:
     """Every process: pid -> (parent, session, CPU seconds with its ended children's,
     RSS bytes)."""
@@ -981,13 +978,6 @@ class Watched:
             snap["database_cpu"] = sum(table[p][2] for p in theirs)
             snap["database_pss"] = float(pss(theirs))
         return snap
-
-
-def machine_busy() -> float:
-    """CPU seconds the whole machine has been busy (every process, the kernel)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / clock_ticks()
 
 
 def postmaster(folder: Path) -> int:

@@ -36,6 +36,10 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from machine import machine_busy
+
 from boardlab.ai import LEVEL_NAMES, level_spec, make_agent, parse_spec
 from boardlab.arena.tournament import Entry, Plan, random_openings, run, standings
 from boardlab.core.errors import BoardlabError
@@ -181,25 +185,15 @@ def busy(processes: int) -> Iterator[None]:
 
 
 def cores_busy(seconds: float = 1.0) -> float | None:
-    """How many cores' worth of work the machine did over the next ``seconds`` (from
-    Linux's /proc/stat; None elsewhere): whether the idle timing is alone. Unlike the
-    load average, it does not carry the last loaded timing's processes over."""
-
-    def spent() -> tuple[int, int] | None:
-        try:
-            fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-        except OSError:
-            return None
-        ticks = [int(field) for field in fields]
-        return sum(ticks), ticks[3] + ticks[4]  # all; idle and waiting for input
-
-    before = spent()
-    time.sleep(seconds)
-    after = spent()
-    if before is None or after is None or after[0] == before[0]:
+    """How many cores' worth of work the machine did over the next ``seconds`` (None
+    where /proc/stat is missing): whether the idle timing is alone. Unlike the load
+    average, it does not carry the last loaded timing's processes over."""
+    try:
+        before = machine_busy()
+        time.sleep(seconds)
+        return (machine_busy() - before) / seconds
+    except OSError:
         return None
-    total, idle = after[0] - before[0], after[1] - before[1]
-    return (total - idle) / total * (os.cpu_count() or 1)
 
 
 def seconds_per_action(spec: str, game_id: str, chosen: list[Any]) -> list[float]:
