@@ -64,10 +64,12 @@ def weights_spec(game_id: str) -> str:
 
 
 def entrants(game_id: str, only: list[str] | None) -> tuple[dict[str, str], list[str]]:
-    """The agents of ``game_id``'s list, as {spec: name} (a level by its name, any other
-    agent by its spec), and why any was left out. ``only``: these agents instead."""
+    """The agents of ``game_id``'s list, as {spec: name} (a level by its name, the learned
+    agent as ``az``, the anchor as ``MCTSBot``, any other agent by its spec), and why any
+    was left out. ``only``: these agents instead."""
     game = new_game(game_id)
-    wanted = only or [*RATED_LEVELS, "perfect", weights_spec(game_id), ANCHOR]
+    short = {weights_spec(game_id): "az", ANCHOR: "MCTSBot"}
+    wanted = only or [*RATED_LEVELS, "perfect", *short]
     chosen: dict[str, str] = {}
     skipped = []
     for name in wanted:
@@ -85,7 +87,7 @@ def entrants(game_id: str, only: list[str] | None) -> tuple[dict[str, str], list
         except BoardlabError as error:
             skipped.append(f"`{name}`: {error}")
             continue
-        chosen[spec] = name
+        chosen[spec] = short.get(name, name)
     return chosen, skipped
 
 
@@ -189,11 +191,14 @@ def cores_busy(seconds: float = 1.0) -> float | None:
     where /proc/stat is missing): whether the idle timing is alone. Unlike the load
     average, it does not carry the last loaded timing's processes over."""
     try:
-        before = machine_busy()
+        before, start = machine_busy(), time.monotonic()
         time.sleep(seconds)
-        return (machine_busy() - before) / seconds
+        busy = (machine_busy() - before) / (time.monotonic() - start)
     except OSError:
         return None
+    # /proc/stat counts whole ticks per core: a machine busy on every core can read a
+    # tick or two more than the cores could have done.
+    return min(busy, float(os.cpu_count() or 1))
 
 
 def seconds_per_action(spec: str, game_id: str, chosen: list[Any]) -> list[float]:
