@@ -277,6 +277,68 @@ def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
         assert int(diffs[0]) == -int(diffs[1]) != 0
 
 
+SILENT_ENGINE = """
+import sys
+for line in sys.stdin:  # ready at once, then thinks for ever
+    word = line.split()[0] if line.split() else ""
+    if word == "ugi":
+        print("id name silent", "ugiok", sep="\\n", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+@pytest.mark.parametrize("started", [False, True], ids=["starting", "searching"])
+def test_a_game_stopped_mid_search_ends_its_engine(tmp_path: Path, started: bool) -> None:
+    """A game's task cancelled (Ctrl-C) while its engine thinks for ten minutes: closing
+    it kills the search, also one whose thread is still starting the program, waits
+    for the thread, and leaves no engine running, nothing sent and nothing unseen."""
+    import gc
+    import os
+
+    import boardlab
+    from boardlab.connect import Bot, Table
+    from web_support import alive_process
+
+    script = tmp_path / "silent.py"
+    script.write_text(SILENT_ENGINE)
+    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    bot = Bot(Settings("http://host", "t", engine, movetime=600.0), lambda line: None)
+    game = boardlab.new_game("galatjang")
+    state = {"game": game.id, "position": game.initial().position_string(), "ply": 0}
+    state["to_act"] = 0
+    sent: list[str] = []
+    unseen: list[dict[str, Any]] = []  # what asyncio reports: a fault never retrieved
+
+    async def send(text: str) -> None:
+        sent.append(text)
+
+    async def scene() -> Table:
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, got: unseen.append(got))
+        table = Table("g1", None, you=[0])
+        turn = asyncio.create_task(bot.turn(table, state, send))
+        await asyncio.sleep(0)
+        while started and not (table.engine and table.engine.name):  # its handshake done
+            await asyncio.sleep(0.01)
+        turn.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        await bot.close(table)
+        return table
+
+    before = set(engines_of(os.getpid()))
+    table = asyncio.run(asyncio.wait_for(scene(), 120))  # (a hang guard, not a pace)
+    assert table.thinking is not None and table.thinking.done()
+    assert table.engine is None and sent == []
+    started_here = set(engines_of(os.getpid())) - before
+    assert not any(alive_process(pid) for pid in started_here), "an engine runs on"
+    del table
+    gc.collect()
+    assert unseen == []
+
+
 def test_the_win_is_claimed_from_an_opponent_who_left() -> None:
     """The server says when the win may be claimed (``claim_from``): the bot claims it
     then, and again while the opponent stays away, its early claims' refusals unsaid;

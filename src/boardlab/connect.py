@@ -58,6 +58,8 @@ MOST_GAMES = 8
 #: ``RECONNECT_SECONDS``, at most ``RECONNECTS`` times in a row.
 REQUEST_SECONDS = 15.0
 RECONNECT_SECONDS, RECONNECTS = 1.0, 30
+#: Seconds between the kills of a game's engine that is being closed mid-search.
+INTERRUPT_AGAIN = 0.05
 #: Seconds a claim of the win waits at most (the server's minute, and a clock that
 #: differs), and between two claims while the opponent stays away.
 CLAIM_PATIENCE, CLAIM_AGAIN = 70.0, 5.0
@@ -360,6 +362,8 @@ class Table:
     #: claiming the win from an opponent who left (see ``Bot.watch_away``)
     claiming: asyncio.Task[None] | None = None
     claims: set[int] = field(default_factory=set)  # the ids of the claims sent
+    #: the engine's search under way, in a thread (see ``Bot.close``)
+    thinking: asyncio.Future[str] | None = None
 
     def stop_claiming(self) -> None:
         if self.claiming is not None:
@@ -631,7 +635,7 @@ class Bot:
             if not table.over:
                 self.say(_("game {game}: the server cannot be reached").format(game=table.game_id))
         finally:
-            self.close(table)
+            await self.close(table)
 
     async def hear(self, table: Table, message: dict[str, Any], send: Callable[[str], Any]) -> None:
         kind = message.get("type")
@@ -697,8 +701,9 @@ class Bot:
         if seat not in table.you or ply == table.answered or state.get("open_seat") is not None:
             return
         table.answered = ply
-        try:
-            action = await asyncio.to_thread(self.think, table, state, seat)
+        table.thinking = asyncio.ensure_future(asyncio.to_thread(self.think, table, state, seat))
+        try:  # (shielded: the thread goes on when the game's task is cancelled)
+            action = await asyncio.shield(table.thinking)
         except BoardlabError as fault:  # the engine failed (crashed, silent, illegal)
             self.say(
                 _("game {game}: the engine failed ({reason}); resigning").format(
@@ -721,11 +726,20 @@ class Bot:
         choice = table.engine.choose(position, Limit(time=seconds))
         return position.action_string(choice.action)
 
-    def close(self, table: Table) -> None:
+    async def close(self, table: Table) -> None:
+        """End the game's claims and its engine. A search under way is cut short and
+        waited for: its thread may be starting the engine, which must not outlive the
+        client."""
         table.stop_claiming()
+        while table.thinking is not None and not table.thinking.done():
+            if table.engine is not None:  # (again: the thread may start it after)
+                table.engine.interrupt()
+            await asyncio.wait([table.thinking], timeout=INTERRUPT_AGAIN)
+        if table.thinking is not None and not table.thinking.cancelled():
+            table.thinking.exception()  # seen: a search cut short is no news
         engine, table.engine = table.engine, None
         if engine is not None:
-            engine.close()
+            await asyncio.to_thread(engine.close)  # (it waits a second for the program)
         self.tables.pop(table.game_id, None)
 
     async def stop(self) -> None:
@@ -740,7 +754,7 @@ class Bot:
         with contextlib.suppress(BaseException):
             await asyncio.gather(*tasks, return_exceptions=True)
         for table in list(self.tables.values()):
-            self.close(table)
+            await self.close(table)
 
 
 async def play_one(

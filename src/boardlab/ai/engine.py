@@ -179,6 +179,13 @@ class EngineAgent(Agent):
         """The engine's name as it gave it, else its command."""
         return self.name or self.settings.get("cmd")
 
+    def interrupt(self) -> None:
+        """Kill the program, from any thread: a search under way fails at once."""
+        process = self.process
+        if process is not None:
+            with contextlib.suppress(OSError):
+                process.kill()
+
     def close(self) -> None:
         """End the program (the next game starts it afresh)."""
         process, self.process = self.process, None
