@@ -196,12 +196,15 @@ def test_a_bot_connected_plays_a_rated_game_to_its_end(tmp_path: Path) -> None:
     clients: list[subprocess.Popen[bytes]] = []
 
     def connected() -> subprocess.Popen[bytes]:
-        command = [sys.executable, "-c", AS_IN_A_TERMINAL, "connect", server.url, "--token", token]
+        command = [sys.executable, "-m", "boardlab", "connect", server.url, "--token", token]
         clients.append(
             subprocess.Popen(
                 [*command, "--engine", ENGINE, "--accept", game],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
+                # A test run started in the background (`make test &`) ignores SIGINT,
+                # and the client would inherit that: it hears Ctrl-C as in a terminal.
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
             )
         )
         return clients[-1]
@@ -288,14 +291,6 @@ for line in sys.stdin:  # ready at once, then thinks for ever
     elif word == "quit":
         break
 """
-
-
-#: ``boardlab`` with Ctrl-C heard, also when the tests run in the background (which
-#: ignores SIGINT, and a program inherits that)
-AS_IN_A_TERMINAL = (
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from boardlab.cli import main; sys.exit(main())"
-)
 
 
 @pytest.mark.parametrize("started", [False, True], ids=["starting", "searching"])
