@@ -254,20 +254,22 @@ def time_levels(game_id: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def level_table(saved: dict[str, Any]) -> list[str]:
-    """The table docs/ai.md copies: each level's Elo in its game's list and its time."""
+    """The table docs/ai.md copies: each game's list, the levels first with their time
+    and then the other entrants (the learned agent, the anchor)."""
     ratings, times = saved.get("ratings", {}), saved.get("times", {})
     games = [g for g in GAMES if g in ratings or g in times]
     if not games:
         return ["Not measured yet: run `python benchmarks/ratings.py`."]
     lines = [
-        "| game | level | agent | Elo (95%) | s/action idle (median) "
+        "| game | player | agent | Elo (95%) | s/action idle (median) "
         "| s/action loaded (most) | promised | within |",
         "|---|---|---|---:|---:|---:|---:|---|",
     ]
     for game in games:
         rated = {row["name"]: row for row in ratings.get(game, {}).get("rows", [])}
         timed = {row["name"]: row for row in times.get(game, {}).get("rows", [])}
-        for name in LEVEL_NAMES:
+        others = [name for name in rated if name not in LEVEL_NAMES]  # in rank order
+        for name in [*LEVEL_NAMES, *others]:
             if name not in rated and name not in timed:
                 continue
             spec = (rated.get(name) or timed[name])["spec"]

@@ -60,7 +60,8 @@ def test_the_list_is_played_resumed_and_copied_into_the_docs(tmp_path: Path, doc
     assert saved["ratings"]["galatjang"]["anchor"] is None  # no OpenSpiel: centred
     assert abs(sum(row["elo"] for row in rows)) < 1.5  # rounded to a tenth each
     table = between_markers(docs)
-    assert [line.split(" | ")[1] for line in table[2:]] == ["`beginner`", "`easy`"]  # levels
+    names = [line.split(" | ")[1] for line in table[2:]]
+    assert names == ["`beginner`", "`easy`", "`random`"]  # the levels, then the others
     text = docs.read_text()
     assert text.startswith("# AI\n\nbefore\n") and text.endswith("after\n")  # the rest kept
     again = run("--agents", agents, "--pairs", "2", "--ratings-only", "--results", str(out),
