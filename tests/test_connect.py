@@ -310,8 +310,8 @@ def test_a_game_stopped_mid_search_ends_its_engine(tmp_path: Path, started: bool
     engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
     bot = Bot(Settings("http://host", "t", engine, movetime=600.0), lambda line: None)
     game = boardlab.new_game("galatjang")
-    state = {"game": game.id, "position": game.initial().position_string(), "ply": 0}
-    state["to_act"] = 0
+    start = game.initial().position_string()
+    state: dict[str, Any] = {"game": game.id, "position": start, "ply": 0, "to_act": 0}
     sent: list[str] = []
     unseen: list[dict[str, Any]] = []  # what asyncio reports: a fault never retrieved
 
