@@ -5,14 +5,16 @@ its pages, with its players' presence counted in one place.
 
 The processes share one listening socket, and the kernel gives a new connection to any
 of them. Each process takes a slot, 0 to N-1 (a lock file in the server's folder, let go
-by the kernel when the process dies), and listens on a Unix datagram socket named after
-it. A game belongs to slot ``crc32(id) % N``. A process that reads a request for a game
-of another slot, as the first request of a connection or between two on a kept-alive
-one, sends that slot the connection's socket (``SCM_RIGHTS``) with the bytes read so far,
-and forgets it; the owner goes on with it as with a connection it accepted itself. When
-the owner cannot take it (killed, starting again, not listening yet), the process that
-read the request answers it: rooms in two processes still agree, through the database's
-announcements (``GameService.listen``), as they always have.
+by the kernel when the process dies), as it starts to listen, and listens on a Unix
+datagram socket named after it. A game belongs to slot ``crc32(id) % N``. A process that
+reads a request for a game of another slot, as the first request of a connection or
+between two on a kept-alive one, sends that slot the connection's socket (``SCM_RIGHTS``)
+with the bytes read so far, and forgets it; the owner goes on with it as with a
+connection it accepted itself. While no process has yet taken the slot (the server is
+starting), the connection waits for one. When the owner cannot take it (killed, starting
+again), the process that read the request answers it: rooms in two processes still
+agree, through the database's announcements (``GameService.listen``), as they always
+have.
 """
 
 from __future__ import annotations
@@ -97,6 +99,11 @@ class Handoff:
             return None
         slot = slot_of(found.group(1), self.workers)
         return None if slot == self.slot else slot
+
+    def started(self, slot: int) -> bool:
+        """Whether a process has taken ``slot`` since the server started (it may have
+        gone since)."""
+        return self.address(slot).exists()
 
     def send(self, slot: int, connection: int, data: bytes) -> bool:
         """Send the connection (its file descriptor) and the bytes read from it to the

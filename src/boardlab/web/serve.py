@@ -41,23 +41,17 @@ class GuardedHTTP(H11Protocol):
     open: ClassVar[collections.Counter[str]] = collections.Counter()
     limits: ClassVar[Limits | None] = None
     #: this process's part in handing each game's connections to its process
-    #: (``handoff.py``): None with one process, unset until the first connection
+    #: (``handoff.py``): None with one process, unset until it listens
     handoff: ClassVar[Handoff | bool | None] = False
+    #: how uvicorn makes this process's connections (``ServerLoop``), for those handed here
+    made: ClassVar[Callable[[], GuardedHTTP] | None] = None
 
-    def __init__(self, *args: Any, initial: bytes = b"", **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         #: bytes another process read from this connection before it handed it here
-        self.initial = initial
-        if GuardedHTTP.handoff is False:
-            handoff = Handoff.from_environment()
-            if handoff is not None:
-                made = functools.partial(type(self), self.config, self.server_state, self.app_state)
-                receive = functools.partial(
-                    handoff.receive, functools.partial(adopt, self.loop, made)
-                )
-                self.loop.add_reader(handoff.inbox, receive)
-            if handoff is not None or not Handoff.wanted():
-                GuardedHTTP.handoff = handoff  # else every slot is held: tried again later
+        self.initial = b""
+        if GuardedHTTP.handoff is False:  # every slot was held: tried again
+            take_slot(self.loop)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -86,11 +80,34 @@ class GuardedHTTP(H11Protocol):
         ):
             slot = handoff.owner(data)
             if slot is not None:
-                connection = self.transport.get_extra_info("socket")
-                if connection is not None and handoff.send(slot, connection.fileno(), data):
-                    self.transport.abort()  # this process's copy; the owner holds its own
+                deadline = time.monotonic() + OWNER_WAIT_SECONDS
+                if self._hand(handoff, slot, data, deadline):
                     return
         super().data_received(data)
+
+    def _hand(self, handoff: Handoff, slot: int, data: bytes, deadline: float) -> bool:
+        """Send the connection to the process of ``slot``, which owns its game. While
+        that process has not yet started (the server is starting), wait for it, reading
+        nothing more, until ``deadline``: were the game's first pages answered here, they
+        would stay in a room of their own once it has. False: it is answered here."""
+        connection = self.transport.get_extra_info("socket")
+        if connection is None:
+            return False
+        if handoff.send(slot, connection.fileno(), data):
+            self.transport.abort()  # this process's copy; the owner holds its own
+            return True
+        if handoff.started(slot) or time.monotonic() > deadline:
+            return False  # gone (its games' rooms agree through the database) or late
+        self.transport.pause_reading()
+
+        def again() -> None:
+            if self.transport.is_closing() or self._hand(handoff, slot, data, deadline):
+                return
+            self.transport.resume_reading()
+            H11Protocol.data_received(self, data)
+
+        self.loop.call_later(OWNER_POLL_SECONDS, again)
+        return True
 
     def _expect_headers(self) -> None:
         assert GuardedHTTP.limits is not None
@@ -172,18 +189,59 @@ class FramedWebSocket(WebSocketsSansIOProtocol):
         return True
 
 
+#: Seconds a connection for a game whose process has not yet started waits for it (less
+#: than ``Limits.request_seconds``, after which a connection with no request is closed),
+#: and between two tries.
+OWNER_WAIT_SECONDS = 15.0
+OWNER_POLL_SECONDS = 0.05
+
+
+class ServerLoop(asyncio.SelectorEventLoop):
+    """The event loop of a server process (uvicorn's ``loop``). As uvicorn starts to
+    listen, the process takes its slot among several (``handoff.py``), and reads the
+    connections the others hand it from then on, made as uvicorn makes its own: taken at
+    the first connection, a slot would wait for one, and meanwhile the others would
+    answer its games themselves."""
+
+    async def create_server(  # type: ignore[override]
+        self, protocol_factory: Callable[[], GuardedHTTP], *args: Any, **kwargs: Any
+    ) -> asyncio.Server:
+        GuardedHTTP.made = protocol_factory
+        take_slot(self)
+        return await super().create_server(protocol_factory, *args, **kwargs)
+
+
+def take_slot(loop: asyncio.AbstractEventLoop) -> None:
+    """This process's slot, when ``serve`` runs several, with its inbox read on ``loop``;
+    while every slot is held (a process replacing another), tried again at the next
+    connection."""
+    handoff = Handoff.from_environment()
+    if handoff is not None and GuardedHTTP.made is not None:
+        receive = functools.partial(
+            handoff.receive, functools.partial(adopt, loop, GuardedHTTP.made)
+        )
+        loop.add_reader(handoff.inbox, receive)
+    if handoff is not None or not Handoff.wanted():
+        GuardedHTTP.handoff = handoff
+
+
 def adopt(
     loop: asyncio.AbstractEventLoop,
-    made: Callable[..., GuardedHTTP],
+    made: Callable[[], GuardedHTTP],
     connection: socket.socket,
     data: bytes,
 ) -> None:
     """Go on with a connection another process of the server handed here, as if it had
     been accepted here, from the bytes that process read of it."""
 
+    def protocol() -> GuardedHTTP:
+        adopted = made()
+        adopted.initial = data
+        return adopted
+
     async def serve() -> None:
         with contextlib.suppress(OSError):  # the client went meanwhile
-            await loop.connect_accepted_socket(lambda: made(initial=data), connection)
+            await loop.connect_accepted_socket(protocol, connection)
 
     task = loop.create_task(serve())
     ADOPTING.add(task)
@@ -258,10 +316,10 @@ def serve(
         "boardlab.web.serve:app_of_process",
         factory=True,
         workers=workers,
-        # the loop every test and benchmark measures: uvicorn would take uvloop when it
-        # is installed (the test tools bring it, for the load generator), which served
-        # no action for less CPU here (2.69 ms against 2.72 at 1,000 games)
-        loop="asyncio",
+        # asyncio's loop, which every test and benchmark measures: uvicorn would take
+        # uvloop when it is installed (the test tools bring it, for the load generator),
+        # which served no action for less CPU here (2.69 ms against 2.72 at 1,000 games)
+        loop="boardlab.web.serve:ServerLoop",
         log_level="warning",
         ws_max_size=1 << 16,
         # a change is encoded once and the same text goes to every page: compressed, it
