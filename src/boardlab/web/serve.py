@@ -215,11 +215,10 @@ def take_slot(loop: asyncio.AbstractEventLoop) -> None:
     """This process's slot, when ``serve`` runs several, with its inbox read on ``loop``;
     while every slot is held (a process replacing another), tried again at the next
     connection."""
-    handoff = Handoff.from_environment()
-    if handoff is not None and GuardedHTTP.made is not None:
-        receive = functools.partial(
-            handoff.receive, functools.partial(adopt, loop, GuardedHTTP.made)
-        )
+    made = GuardedHTTP.made
+    handoff = None if made is None else Handoff.from_environment()
+    if handoff is not None and made is not None:
+        receive = functools.partial(handoff.receive, functools.partial(adopt, loop, made))
         loop.add_reader(handoff.inbox, receive)
     if handoff is not None or not Handoff.wanted():
         GuardedHTTP.handoff = handoff
