@@ -21,7 +21,7 @@ from support import random_options
 REFERENCES: dict[str, ModuleType] = {"jinli": jinli, "linja": linja, "galatjang": galatjang}
 #: Random games per game id and test chunk; chunks run in parallel under pytest-xdist.
 GAMES_PER_CHUNK = 100
-CHUNKS = 10
+CHUNKS = 5
 
 
 def reference_outcome(position: Position[Any]) -> tuple[str, tuple[int, int], str] | None:

@@ -27,18 +27,16 @@ chromium()  # or the module is skipped (CI: fails)
 SHOTS = os.environ.get("BOARDLAB_SCREENSHOTS")
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module")
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LiveServer]:
-    """``boardlab serve`` on SQLite, then on PostgreSQL, for what the storage keeps
-    between two browsers (online play, a spectator, clocks, takebacks): those tests run
-    on both."""
+    """``boardlab serve`` on PostgreSQL, a host's database, for what the storage keeps
+    between two browsers (online play, a spectator, clocks, takebacks). The API's tests
+    walk the same on SQLite too (tests/test_web_online.py), as the pages' tests below
+    walk SQLite alone."""
     folder = tmp_path_factory.mktemp("web")
-    if request.param == "sqlite":
-        live = LiveServer(folder / "games.sqlite3")
-    else:
-        live = LiveServer(request.getfixturevalue("postgres").fresh(), folder)
+    live = LiveServer(request.getfixturevalue("postgres").fresh(), folder)
     live.start()
     yield live
     live.stop()
@@ -276,8 +274,10 @@ def test_rules_pages_draw_their_diagrams(page: Any, page_server: LiveServer) -> 
         page.screenshot(path=str(Path(SHOTS) / "rules.png"))
 
 
-def test_a_game_survives_the_server_being_killed(page: Any, database: str, tmp_path: Path) -> None:
-    live = LiveServer(database, tmp_path)
+def test_a_game_survives_the_server_being_killed(page: Any, tmp_path: Path) -> None:
+    """On SQLite, the database of ``make serve``: the API's test kills the server on
+    PostgreSQL too (tests/test_web_online.py)."""
+    live = LiveServer(tmp_path / "games.sqlite3", tmp_path)
     live.start()
     try:
         game_id = start(page, live, "linja", "easy")

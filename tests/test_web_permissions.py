@@ -157,17 +157,15 @@ def reads_table() -> list[tuple[str, list[str], Rule]]:
 
 
 # ---------------------------------------------------------------------- the server
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module")
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LiveServer]:
-    """``boardlab serve`` on SQLite, then on PostgreSQL, with room for many new games."""
+    """``boardlab serve`` on PostgreSQL, a host's database, with room for many new
+    games. Who may act is decided above the storage, which the API's tests walk on both
+    databases."""
     folder = tmp_path_factory.mktemp("permissions")
-    db = (
-        folder / "games.sqlite3"
-        if request.param == "sqlite"
-        else request.getfixturevalue("postgres").fresh()
-    )
+    db = request.getfixturevalue("postgres").fresh()
     live = LiveServer(db, folder, extra=["--limit", "games=10000", "--limit", "uploads=10000"])
     live.start()
     yield live
